@@ -3,11 +3,14 @@
 #![warn(missing_docs)]
 
 pub mod adoption;
+pub mod contents;
 pub mod decimal;
 pub mod rules;
+pub mod scenario;
 
 /// The types most games need.
 pub mod prelude {
     pub use crate::adoption::{Adoption, Report, Tuning};
+    pub use crate::contents::{Contents, ItemType, SlotRules};
     pub use crate::rules::Rules;
 }

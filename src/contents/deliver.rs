@@ -1,0 +1,199 @@
+//! Delivery: items arriving at the container (spec section 4).
+
+use super::{Contents, Delivered, Landing, Leftover, Reason, Refused, TypeTerms};
+use crate::rules::{FillOrder, LeftoverDestination, PartialAcceptance, TypeRestriction};
+
+impl Contents {
+    /// Delivers `amount` of `item`: entry rules, then the fill order plans
+    /// where items land within stack limits, free slots and the budget;
+    /// what does not fit is refused (all-or-nothing) or becomes a leftover
+    /// for the leftover destination (fill-what-fits).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// let flint = backpack.deliver("flint", 2); // unlisted: one per slot
+    /// assert_eq!(flint.landed.len(), 2);
+    /// ```
+    pub fn deliver(&mut self, item: &str, amount: u32) -> Delivered {
+        let id = self.item_type(item);
+        if amount == 0 {
+            return Delivered::nothing(id, 0);
+        }
+        let terms = match self.terms(item) {
+            Ok(t) => t,
+            Err(reason) => return Delivered::refused(id, amount, reason),
+        };
+        let (landed, placed) = if self.rules.has_slots() {
+            let want = self.budget_cap(&terms, amount);
+            let plan = self.plan(item, &terms, want);
+            let placed = plan.iter().map(|l| l.amount).sum::<u32>();
+            (plan, placed)
+        } else {
+            let held = self.holdings.get(item).map_or(0, |s| s.amount);
+            let want = self.budget_cap(&terms, amount).min(u32::MAX - held);
+            (Vec::new(), want)
+        };
+        let rest = amount - placed;
+        let mut out = Delivered::nothing(id.clone(), amount);
+        let limited = self.rules.has_slot_limit() || self.rules.has_budget();
+        if rest > 0 {
+            match (self.rules.partial, self.rules.leftover) {
+                (PartialAcceptance::AllOrNothing, _) if limited => {
+                    return Delivered::refused(id, amount, Reason::DoesNotFit);
+                }
+                (_, Some(to)) => out.leftover = Some(Leftover { amount: rest, to }),
+                (_, None) if limited => {
+                    out.leftover = Some(Leftover {
+                        amount: rest,
+                        to: LeftoverDestination::LeftWhereItIs,
+                    })
+                }
+                (_, None) => {
+                    // no-limit: only slot rules or the safety ceiling stop it
+                    let reason = if self.rules.restriction == TypeRestriction::BySlot {
+                        Reason::SlotRules
+                    } else {
+                        Reason::SlotCeiling
+                    };
+                    out.refused = Some(Refused {
+                        amount: rest,
+                        reason,
+                    });
+                }
+            }
+        }
+        out.accepted = placed;
+        if self.rules.has_slots() {
+            for l in &landed {
+                self.add_to_slot(l.slot, &id, l.amount, terms.size);
+            }
+            out.landed = landed;
+        } else if placed > 0 {
+            self.add_holding(&id, placed, terms.size);
+        }
+        out
+    }
+
+    /// `amount`, capped by what the free budget holds.
+    fn budget_cap(&self, terms: &TypeTerms, amount: u32) -> u32 {
+        if !self.rules.has_budget() {
+            return amount;
+        }
+        let room = self.limits.size_budget.minus(self.size_used);
+        match terms.size.how_many_fit(room) {
+            None => amount,
+            Some(n) => u32::try_from(n).unwrap_or(u32::MAX).min(amount),
+        }
+    }
+
+    fn add_holding(&mut self, id: &super::ItemType, amount: u32, size: crate::decimal::Decimal) {
+        let counter = self.next_counter();
+        let entry = self
+            .holdings
+            .entry(id.clone())
+            .or_insert_with(|| super::Stack {
+                item: id.clone(),
+                amount: 0,
+                began: counter,
+                last_received: counter,
+            });
+        entry.amount += amount;
+        entry.last_received = counter;
+        self.size_used = self.size_used.plus(size.times(amount));
+    }
+
+    /// Where up to `want` items of `item` land, by the fill order, without
+    /// changing anything.
+    pub(crate) fn plan(&self, item: &str, terms: &TypeTerms, want: u32) -> Vec<Landing> {
+        let mut plan = Vec::new();
+        let mut left = want;
+        let limit = terms.limit;
+        let available = self.slots_available();
+        let mut take = |slot: u32, room: u32, plan: &mut Vec<Landing>| {
+            let n = room.min(left);
+            if n > 0 {
+                plan.push(Landing { slot, amount: n });
+                left -= n;
+            }
+            left == 0
+        };
+        let room = |slot: u32| -> u32 {
+            match self.stack(slot) {
+                None if self.accepts(slot, item, terms) => limit,
+                Some(s) if s.item.as_str() == item => limit.saturating_sub(s.amount),
+                _ => 0,
+            }
+        };
+        if want == 0 {
+            return plan;
+        }
+        let grow_from = self.slots.len() as u32;
+        match self.rules.fill {
+            FillOrder::TopUpThenFirstEmpty => {
+                for s in self.slots_of(item) {
+                    if take(s, room(s), &mut plan) {
+                        return plan;
+                    }
+                }
+                for &s in self.free.range(..available) {
+                    if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
+                        return plan;
+                    }
+                }
+                for s in grow_from..available {
+                    if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
+                        return plan;
+                    }
+                }
+            }
+            FillOrder::FirstSlotThatFits => {
+                let mut own = self.slots_of(item).peekable();
+                let mut free = self.free.range(..available).copied().peekable();
+                loop {
+                    let next = match (own.peek(), free.peek()) {
+                        (Some(&a), Some(&b)) if a < b => own.next(),
+                        (Some(_), Some(_)) | (None, Some(_)) => free.next(),
+                        (Some(_), None) => own.next(),
+                        (None, None) => break,
+                    };
+                    if let Some(s) = next
+                        && take(s, room(s), &mut plan)
+                    {
+                        return plan;
+                    }
+                }
+                for s in grow_from..available {
+                    if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
+                        return plan;
+                    }
+                }
+            }
+            FillOrder::Append => {
+                let start = match self.occupied.last() {
+                    Some(&last) => {
+                        if take(last, room(last), &mut plan) {
+                            return plan;
+                        }
+                        last + 1
+                    }
+                    None => 0,
+                };
+                for s in start..available {
+                    if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
+                        return plan;
+                    }
+                }
+            }
+            FillOrder::NotApplicable => {
+                if let Some(r) = terms.reserved {
+                    take(r, room(r), &mut plan);
+                }
+            }
+        }
+        plan
+    }
+}

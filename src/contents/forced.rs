@@ -1,0 +1,381 @@
+//! Forced removal: items leaving without a take (spec section 6).
+//!
+//! One mechanism serves every cause: a shrink (slot count or budget
+//! lowered), a change of rules (reload, tuning) and an owner gone. The
+//! contents are laid out under the new terms; what cannot stay leaves in
+//! forced-out order, only as much as needed; if too few items can leave,
+//! nothing changes.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::{
+    Cause, Contents, ForcedOut, ItemType, Limits, Portion, Shortfall, SlotRules, Stack,
+    TypeTerms, accepts_under, terms_under,
+};
+use crate::adoption::MAX_SLOTS;
+use crate::decimal::Decimal;
+use crate::rules::{Rules, WhenForcedOut};
+
+/// A part of a stack as laid out under the new terms: a stack over a
+/// lowered limit splits into several pieces.
+#[derive(Clone, Debug)]
+struct Piece {
+    stack: Stack,
+    old_slot: Option<u32>,
+    /// The first piece of its old stack (the one that may keep the slot).
+    first: bool,
+    terms: Option<TypeTerms>,
+    /// `(forced-out order, row)` and destination, for movable types.
+    leaves: Option<((i64, usize), WhenForcedOut)>,
+}
+
+/// The terms a reshape lays the contents out under.
+struct Target {
+    rules: Arc<Rules>,
+    limits: Limits,
+    slot_rules: Option<Arc<SlotRules>>,
+}
+
+impl Contents {
+    /// Changes the container's capacity (a torn strap, a budget lowered or
+    /// raised). Values not given stay. Items the new capacity cannot hold
+    /// leave by their rows' forced-out rules, or the change is refused and
+    /// nothing changes.
+    pub fn resize(&mut self, slot_count: Option<u32>, size_budget: Option<Decimal>) -> ForcedOut {
+        let limits = Limits {
+            slot_count: slot_count.unwrap_or(self.limits.slot_count),
+            size_budget: size_budget.unwrap_or(self.limits.size_budget),
+        };
+        let target = Target {
+            rules: self.rules.clone(),
+            limits,
+            slot_rules: self.slot_rules.clone(),
+        };
+        self.reshape(Cause::Shrink, target)
+    }
+
+    /// The owner is gone: everything must leave, by each row's forced-out
+    /// rule. Refused (nothing leaves) when a type that never leaves is held.
+    pub fn owner_gone(&mut self) -> ForcedOut {
+        let target = Target {
+            rules: self.rules.clone(),
+            limits: self.limits,
+            slot_rules: self.slot_rules.clone(),
+        };
+        self.reshape(Cause::OwnerGone, target)
+    }
+
+    /// New rules for this container (a reloaded adoption, new tuning): its
+    /// capacity becomes the new rules' values. Items the new rules cannot
+    /// hold leave, or the change is refused and the old rules stay.
+    pub fn change_rules(&mut self, rules: Arc<Rules>) -> ForcedOut {
+        let target = Target {
+            limits: Limits {
+                slot_count: rules.slot_count,
+                size_budget: rules.size_budget,
+            },
+            rules,
+            slot_rules: self.slot_rules.clone(),
+        };
+        self.reshape(Cause::RulesChanged, target)
+    }
+
+    /// New slot rules for a `by-slot` container; stacks a slot no longer
+    /// accepts move or leave.
+    pub fn change_slot_rules(&mut self, slot_rules: SlotRules) -> ForcedOut {
+        let target = Target {
+            rules: self.rules.clone(),
+            limits: self.limits,
+            slot_rules: Some(Arc::new(slot_rules)),
+        };
+        self.reshape(Cause::RulesChanged, target)
+    }
+
+    fn reshape(&mut self, cause: Cause, target: Target) -> ForcedOut {
+        let everything = cause == Cause::OwnerGone;
+        let new_rules = &target.rules;
+        let has_slots = new_rules.has_slots();
+        let available = if new_rules.has_slot_limit() {
+            target.limits.slot_count
+        } else if has_slots {
+            MAX_SLOTS
+        } else {
+            0
+        };
+        let sr = target.slot_rules.as_deref();
+        let leaves_of = |item: &str| -> Option<((i64, usize), WhenForcedOut)> {
+            let row = new_rules.row(item).or_else(|| self.rules.row(item))?;
+            (row.when_forced_out != WhenForcedOut::Never).then_some((
+                (row.forced_out_order.unwrap_or(i64::MAX), row.row),
+                row.when_forced_out,
+            ))
+        };
+
+        // 1. The contents as pieces under the new terms.
+        let olds: Vec<(Option<u32>, &Stack)> = self
+            .occupied
+            .iter()
+            .filter_map(|&s| self.stack(s).map(|st| (Some(s), st)))
+            .chain(self.holdings.values().map(|st| (None, st)))
+            .collect();
+        let mut pieces: Vec<Piece> = Vec::new();
+        for (old_slot, st) in olds {
+            let terms = terms_under(new_rules, sr, available, st.item.as_str()).ok();
+            let limit = match (&terms, has_slots) {
+                (Some(t), true) => t.limit.max(1),
+                _ => st.amount,
+            };
+            let mut left = st.amount;
+            let mut first = true;
+            while left > 0 {
+                let n = left.min(limit);
+                pieces.push(Piece {
+                    stack: Stack {
+                        amount: n,
+                        ..st.clone()
+                    },
+                    old_slot,
+                    first,
+                    terms,
+                    leaves: leaves_of(st.item.as_str()),
+                });
+                first = false;
+                left -= n;
+            }
+        }
+        // 2. Types that must leave in full.
+        let mut removed: Vec<(usize, u32)> = Vec::new();
+        let mut gone = vec![false; pieces.len()];
+        let mut stuck: BTreeSet<ItemType> = BTreeSet::new();
+        let mut stuck_slots = 0u64;
+        let must: Vec<usize> = (0..pieces.len())
+            .filter(|&i| everything || pieces[i].terms.is_none())
+            .collect();
+        for &i in &must {
+            if pieces[i].leaves.is_none() {
+                stuck.insert(pieces[i].stack.item.clone());
+                stuck_slots += 1;
+            }
+        }
+        if !stuck.is_empty() {
+            return refused(
+                cause,
+                Shortfall {
+                    slots: stuck_slots,
+                    size: Decimal::ZERO,
+                    held_by: stuck.into_iter().collect(),
+                },
+            );
+        }
+        for i in in_leaving_order(&pieces, must) {
+            removed.push((i, pieces[i].stack.amount));
+            gone[i] = true;
+        }
+        // 3. Only what is needed leaves for slots and budget.
+        let size_of = |p: &Piece| p.terms.map_or(Decimal::ZERO, |t| t.size);
+        let kept: Vec<usize> = (0..pieces.len()).filter(|&i| !gone[i]).collect();
+        let mut need_slots: u64 = if has_slots {
+            (kept.len() as u64).saturating_sub(u64::from(available))
+        } else {
+            0
+        };
+        let mut need_size = if new_rules.has_budget() {
+            kept.iter()
+                .fold(Decimal::ZERO, |acc, &i| {
+                    acc.plus(size_of(&pieces[i]).times(pieces[i].stack.amount))
+                })
+                .minus(target.limits.size_budget)
+        } else {
+            Decimal::ZERO
+        };
+        let movable: Vec<usize> = kept
+            .iter()
+            .copied()
+            .filter(|&i| pieces[i].leaves.is_some())
+            .collect();
+        for i in in_leaving_order(&pieces, movable) {
+            if need_slots == 0 && need_size.is_zero() {
+                break;
+            }
+            let p = &pieces[i];
+            let size = size_of(p);
+            if need_slots > 0 {
+                need_slots -= 1;
+                need_size = need_size.minus(size.times(p.stack.amount));
+                removed.push((i, p.stack.amount));
+                gone[i] = true;
+            } else if let Some(k) = size.how_many_cover(need_size) {
+                let k = u32::try_from(k).unwrap_or(u32::MAX).min(p.stack.amount);
+                need_size = need_size.minus(size.times(k));
+                removed.push((i, k));
+                if k == p.stack.amount {
+                    gone[i] = true;
+                }
+            }
+        }
+        if need_slots > 0 || !need_size.is_zero() {
+            let held_by: BTreeSet<ItemType> = (0..pieces.len())
+                .filter(|&i| !gone[i] && pieces[i].leaves.is_none())
+                .map(|i| pieces[i].stack.item.clone())
+                .collect();
+            return refused(
+                cause,
+                Shortfall {
+                    slots: need_slots,
+                    size: need_size,
+                    held_by: held_by.into_iter().collect(),
+                },
+            );
+        }
+        for &(i, k) in &removed {
+            if !gone[i] {
+                pieces[i].stack.amount -= k;
+            }
+        }
+        // 4. Lay out what stays.
+        let mut placed: Vec<(u32, usize)> = Vec::new();
+        if has_slots {
+            let mut taken: BTreeSet<u32> = BTreeSet::new();
+            let stay: Vec<usize> = (0..pieces.len()).filter(|&i| !gone[i]).collect();
+            let mut movers = Vec::new();
+            for &i in &stay {
+                let p = &pieces[i];
+                let keeps = p.first
+                    && p.old_slot.is_some_and(|s| {
+                        s < available
+                            && p.terms.is_some_and(|t| {
+                                accepts_under(new_rules, sr, s, p.stack.item.as_str(), &t)
+                            })
+                    });
+                match (keeps, p.old_slot) {
+                    (true, Some(s)) => {
+                        taken.insert(s);
+                        placed.push((s, i));
+                    }
+                    _ => movers.push(i),
+                }
+            }
+            let mut cursor = 0u32;
+            for i in movers {
+                let p = &pieces[i];
+                let Some(t) = p.terms else { continue };
+                let mut s = cursor;
+                let slot = loop {
+                    if s >= available {
+                        break None;
+                    }
+                    if !taken.contains(&s)
+                        && accepts_under(new_rules, sr, s, p.stack.item.as_str(), &t)
+                    {
+                        break Some(s);
+                    }
+                    s += 1;
+                };
+                match slot {
+                    Some(s) => {
+                        taken.insert(s);
+                        placed.push((s, i));
+                        if t.reserved.is_none() && sr.is_none() {
+                            cursor = s + 1;
+                        }
+                    }
+                    None if p.leaves.is_some() => {
+                        removed.push((i, p.stack.amount));
+                        gone[i] = true;
+                    }
+                    None => {
+                        return refused(
+                            cause,
+                            Shortfall {
+                                slots: 1,
+                                size: Decimal::ZERO,
+                                held_by: vec![p.stack.item.clone()],
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        // 5. Apply.
+        let portions = removed
+            .iter()
+            .filter_map(|&(i, k)| {
+                let p = &pieces[i];
+                p.leaves.map(|(_, to)| Portion {
+                    item: p.stack.item.clone(),
+                    amount: k,
+                    slot: p.old_slot,
+                    to,
+                })
+            })
+            .collect();
+        let old_len = self.slots.len();
+        self.rules = target.rules.clone();
+        self.limits = target.limits;
+        self.slot_rules = target.slot_rules;
+        self.slots.clear();
+        self.free.clear();
+        self.occupied.clear();
+        self.by_type.clear();
+        self.holdings.clear();
+        self.size_used = Decimal::ZERO;
+        let len = if self.rules.has_slot_limit() {
+            self.limits.slot_count as usize
+        } else if has_slots && cause != Cause::RulesChanged {
+            old_len
+        } else {
+            0
+        };
+        self.set_slot_len(len);
+        for (s, i) in placed {
+            let p = &pieces[i];
+            self.size_used = self.size_used.plus(size_of(p).times(p.stack.amount));
+            self.put_stack(s, p.stack.clone());
+        }
+        if !has_slots {
+            for (i, p) in pieces.iter().enumerate() {
+                if gone[i] {
+                    continue;
+                }
+                self.size_used = self.size_used.plus(size_of(p).times(p.stack.amount));
+                let entry = self
+                    .holdings
+                    .entry(p.stack.item.clone())
+                    .or_insert_with(|| Stack {
+                        amount: 0,
+                        ..p.stack.clone()
+                    });
+                entry.amount = entry.amount.saturating_add(p.stack.amount);
+            }
+        }
+        ForcedOut {
+            cause,
+            portions,
+            refused: None,
+        }
+    }
+}
+
+/// Movable pieces in the order they leave: types by forced-out order, and
+/// within a type from the last slot backwards.
+fn in_leaving_order(pieces: &[Piece], mut which: Vec<usize>) -> Vec<usize> {
+    which.sort_by_key(|&i| {
+        let p = &pieces[i];
+        let order = p.leaves.map_or((i64::MAX, usize::MAX), |(o, _)| o);
+        (
+            order,
+            p.stack.item.clone(),
+            std::cmp::Reverse((p.old_slot.map_or(u64::MAX, u64::from), i)),
+        )
+    });
+    which
+}
+
+fn refused(cause: Cause, short: Shortfall) -> ForcedOut {
+    ForcedOut {
+        cause,
+        portions: Vec::new(),
+        refused: Some(short),
+    }
+}

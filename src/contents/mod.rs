@@ -1,0 +1,511 @@
+//! The engine: a container's contents and the operations on them.
+//!
+//! [`Contents`] holds one container's stacks under compiled [`Rules`] and
+//! settles deliveries, takes, forced removals, sorts and moves exactly as
+//! `container-1.md` sections 2 to 9 say. It knows nothing of Bevy: every
+//! operation returns an outcome that tells the caller where each item went,
+//! and the engine itself never loses one.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use bevy_container::adoption::{self, Tuning};
+//! use bevy_container::contents::Contents;
+//! use bevy_container::rules::{Rules, LeftoverDestination};
+//!
+//! let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+//! let adoption = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+//! let rules = Arc::new(Rules::compile(&adoption, &Tuning::default()).unwrap());
+//! let mut backpack = Contents::new(rules);
+//!
+//! let berries = backpack.deliver("berries", 25);
+//! assert_eq!(berries.accepted, 25);
+//! assert_eq!(backpack.stack(0).unwrap().amount, 20);
+//! assert_eq!(backpack.stack(1).unwrap().amount, 5);
+//!
+//! let eaten = backpack.take_from("berries", 4, 1);
+//! assert_eq!(eaten.taken, 4);
+//!
+//! let lots = backpack.deliver("berries", 400);
+//! assert_eq!(lots.leftover.unwrap().to, LeftoverDestination::LeftWhereItIs);
+//! ```
+
+mod deliver;
+mod forced;
+mod outcome;
+mod rearrange;
+mod take;
+
+use std::borrow::Borrow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+pub use outcome::{
+    Cause, Delivered, ForcedOut, Landing, Leftover, Portion, Rearranged, Reason, Refused,
+    Shortfall, Taken,
+};
+
+use crate::adoption::MAX_SLOTS;
+use crate::decimal::Decimal;
+use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
+
+/// An item type's id (kebab-case), cheap to clone.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ItemType(Arc<str>);
+
+impl ItemType {
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for ItemType {
+    fn from(s: &str) -> ItemType {
+        ItemType(Arc::from(s))
+    }
+}
+
+impl From<String> for ItemType {
+    fn from(s: String) -> ItemType {
+        ItemType(Arc::from(s))
+    }
+}
+
+impl Borrow<str> for ItemType {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ItemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", &*self.0)
+    }
+}
+
+impl fmt::Display for ItemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One slot's contents: one type, an amount of at least one, and the draw
+/// order bookkeeping.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stack {
+    /// The type.
+    pub item: ItemType,
+    /// How many (at least one).
+    pub amount: u32,
+    /// The container counter when this stack began.
+    pub began: u64,
+    /// The container counter when this stack last received items.
+    pub last_received: u64,
+}
+
+/// Under `by-slot`, the types each slot accepts, as the game's prose lists
+/// them (slot `k` is `accepts[k]`; slots past the list accept nothing).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotRules {
+    /// Per slot, the accepted types.
+    pub accepts: Vec<BTreeSet<String>>,
+}
+
+impl SlotRules {
+    /// Slot rules from one list of accepted types per slot.
+    ///
+    /// ```
+    /// use bevy_container::contents::SlotRules;
+    /// let rules = SlotRules::new([vec!["helmet"], vec!["potion", "elixir"]]);
+    /// assert!(rules.accepts(1, "elixir"));
+    /// assert!(!rules.accepts(0, "potion"));
+    /// assert!(!rules.accepts(7, "helmet"));
+    /// ```
+    pub fn new<I, L, S>(slots: I) -> SlotRules
+    where
+        I: IntoIterator<Item = L>,
+        L: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        SlotRules {
+            accepts: slots
+                .into_iter()
+                .map(|l| l.into_iter().map(Into::into).collect())
+                .collect(),
+        }
+    }
+
+    /// Whether slot `slot` accepts `item`.
+    pub fn accepts(&self, slot: u32, item: &str) -> bool {
+        self.accepts
+            .get(slot as usize)
+            .is_some_and(|s| s.contains(item))
+    }
+}
+
+/// The capacity currently in force: the adoption's values, or a
+/// per-container change such as a torn strap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Slots (containers with a slot limit).
+    pub slot_count: u32,
+    /// Budget (containers with a size budget).
+    pub size_budget: Decimal,
+}
+
+/// How one type behaves in this container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TypeTerms {
+    /// Items per slot.
+    pub limit: u32,
+    /// Size of one item.
+    pub size: Decimal,
+    /// Forced-removal destination; `None` when it never leaves.
+    pub leaves_to: Option<WhenForcedOut>,
+    /// Its turn in a forced removal.
+    pub order: (i64, usize),
+    /// Reserved slot under fill-order `not-applicable`.
+    pub reserved: Option<u32>,
+}
+
+/// A container's contents under its rules: the engine.
+///
+/// Operations never lose an item: each returns an outcome saying where
+/// every offered, taken or removed item went.
+#[derive(Clone, Debug)]
+pub struct Contents {
+    rules: Arc<Rules>,
+    limits: Limits,
+    slot_rules: Option<Arc<SlotRules>>,
+    slots: Vec<Option<Stack>>,
+    holdings: BTreeMap<ItemType, Stack>,
+    by_type: HashMap<ItemType, BTreeSet<u32>>,
+    free: BTreeSet<u32>,
+    occupied: BTreeSet<u32>,
+    size_used: Decimal,
+    counter: u64,
+}
+
+impl Contents {
+    /// An empty container under `rules`, with the capacity its values give.
+    pub fn new(rules: Arc<Rules>) -> Contents {
+        let limits = Limits {
+            slot_count: rules.slot_count,
+            size_budget: rules.size_budget,
+        };
+        let mut c = Contents {
+            rules,
+            limits,
+            slot_rules: None,
+            slots: Vec::new(),
+            holdings: BTreeMap::new(),
+            by_type: HashMap::new(),
+            free: BTreeSet::new(),
+            occupied: BTreeSet::new(),
+            size_used: Decimal::ZERO,
+            counter: 0,
+        };
+        c.set_slot_len(c.fixed_slot_len());
+        c
+    }
+
+    /// Supplies the slot rules a `by-slot` container needs, builder style.
+    pub fn with_slot_rules(mut self, slot_rules: SlotRules) -> Contents {
+        self.slot_rules = Some(Arc::new(slot_rules));
+        self
+    }
+
+    /// Replaces the slot rules (stacks already in place stay).
+    pub fn set_slot_rules(&mut self, slot_rules: Option<SlotRules>) {
+        self.slot_rules = slot_rules.map(Arc::new);
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> &Arc<Rules> {
+        &self.rules
+    }
+
+    /// The capacity in force.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The slot rules, when supplied.
+    pub fn slot_rules(&self) -> Option<&SlotRules> {
+        self.slot_rules.as_deref()
+    }
+
+    /// The number of slots shown: the slot count, or for `no-limit` up to the
+    /// last occupied slot; zero when slotless.
+    pub fn slot_len(&self) -> usize {
+        if self.rules.has_slot_limit() {
+            self.slots.len()
+        } else {
+            self.occupied.last().map_or(0, |&l| l as usize + 1)
+        }
+    }
+
+    /// The stack in `slot`, if any.
+    pub fn stack(&self, slot: u32) -> Option<&Stack> {
+        self.slots.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// Every slot in order (`None` for empty), up to [`Contents::slot_len`].
+    pub fn slots(&self) -> impl Iterator<Item = Option<&Stack>> {
+        self.slots[..self.slot_len().min(self.slots.len())]
+            .iter()
+            .map(Option::as_ref)
+    }
+
+    /// Slotless holdings, by type (empty for containers with slots).
+    pub fn holdings(&self) -> impl Iterator<Item = (&ItemType, u32)> {
+        self.holdings.iter().map(|(k, s)| (k, s.amount))
+    }
+
+    /// Total size held.
+    pub fn size_used(&self) -> Decimal {
+        self.size_used
+    }
+
+    /// How many of `item` the container holds in all.
+    pub fn count(&self, item: &str) -> u64 {
+        if !self.rules.has_slots() {
+            return self.holdings.get(item).map_or(0, |s| u64::from(s.amount));
+        }
+        self.by_type.get(item).map_or(0, |set| {
+            set.iter()
+                .filter_map(|&s| self.stack(s))
+                .map(|s| u64::from(s.amount))
+                .sum()
+        })
+    }
+
+    /// Every type held and its total, sorted by type.
+    pub fn totals(&self) -> BTreeMap<ItemType, u64> {
+        let mut out = BTreeMap::new();
+        for s in self.slots.iter().flatten() {
+            *out.entry(s.item.clone()).or_insert(0) += u64::from(s.amount);
+        }
+        for (k, s) in &self.holdings {
+            *out.entry(k.clone()).or_insert(0) += u64::from(s.amount);
+        }
+        out
+    }
+
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.occupied.is_empty() && self.holdings.is_empty()
+    }
+
+    // ---- internals shared by the operations ----
+
+    fn fixed_slot_len(&self) -> usize {
+        if self.rules.has_slot_limit() {
+            self.limits.slot_count as usize
+        } else {
+            0
+        }
+    }
+
+    /// Grows or shrinks the slot vector (only empty slots may be cut).
+    fn set_slot_len(&mut self, len: usize) {
+        let old = self.slots.len();
+        if len > old {
+            self.slots.resize(len, None);
+            self.free.extend(old as u32..len as u32);
+        } else {
+            for s in len..old {
+                debug_assert!(self.slots[s].is_none());
+                self.free.remove(&(s as u32));
+            }
+            self.slots.truncate(len);
+        }
+    }
+
+    /// The terms for `item`, or why it may not enter at all.
+    pub(crate) fn terms(&self, item: &str) -> Result<TypeTerms, Reason> {
+        terms_under(&self.rules, self.slot_rules.as_deref(), self.slots_available(), item)
+    }
+
+    /// How many slot indices may be used.
+    fn slots_available(&self) -> u32 {
+        if self.rules.has_slot_limit() {
+            self.limits.slot_count
+        } else if self.rules.has_slots() {
+            MAX_SLOTS
+        } else {
+            0
+        }
+    }
+
+    /// Whether `slot` accepts `item` under the entry rules.
+    fn accepts(&self, slot: u32, item: &str, terms: &TypeTerms) -> bool {
+        accepts_under(&self.rules, self.slot_rules.as_deref(), slot, item, terms)
+    }
+
+    fn next_counter(&mut self) -> u64 {
+        self.counter += 1;
+        self.counter
+    }
+
+    /// Adds `amount` of `item` to `slot` (empty or the same type).
+    fn add_to_slot(&mut self, slot: u32, item: &ItemType, amount: u32, size: Decimal) {
+        let counter = self.next_counter();
+        let s = slot as usize;
+        if s >= self.slots.len() {
+            self.set_slot_len(s + 1);
+        }
+        match &mut self.slots[s] {
+            Some(stack) => {
+                stack.amount += amount;
+                stack.last_received = counter;
+            }
+            empty => {
+                *empty = Some(Stack {
+                    item: item.clone(),
+                    amount,
+                    began: counter,
+                    last_received: counter,
+                });
+                self.free.remove(&slot);
+                self.occupied.insert(slot);
+                self.by_type.entry(item.clone()).or_default().insert(slot);
+            }
+        }
+        self.size_used = self.size_used.plus(size.times(amount));
+    }
+
+    /// Removes up to `amount` from `slot`; returns how many left.
+    fn remove_from_slot(&mut self, slot: u32, amount: u32, size: Decimal) -> u32 {
+        let s = slot as usize;
+        let Some(stack) = self.slots.get_mut(s).and_then(Option::as_mut) else {
+            return 0;
+        };
+        let n = amount.min(stack.amount);
+        stack.amount -= n;
+        if stack.amount == 0 {
+            self.clear_slot(slot);
+        }
+        self.size_used = self.size_used.minus(size.times(n));
+        n
+    }
+
+    /// Empties `slot` without touching the size total; returns its stack.
+    fn clear_slot(&mut self, slot: u32) -> Option<Stack> {
+        let stack = self.slots.get_mut(slot as usize)?.take()?;
+        self.occupied.remove(&slot);
+        self.free.insert(slot);
+        if let Some(set) = self.by_type.get_mut(stack.item.as_str()) {
+            set.remove(&slot);
+            if set.is_empty() {
+                self.by_type.remove(stack.item.as_str());
+            }
+        }
+        Some(stack)
+    }
+
+    /// Puts a whole stack into an empty slot, keeping its bookkeeping.
+    fn put_stack(&mut self, slot: u32, stack: Stack) {
+        let s = slot as usize;
+        if s >= self.slots.len() {
+            self.set_slot_len(s + 1);
+        }
+        self.free.remove(&slot);
+        self.occupied.insert(slot);
+        self.by_type
+            .entry(stack.item.clone())
+            .or_default()
+            .insert(slot);
+        self.slots[s] = Some(stack);
+    }
+
+    /// The shared id for `item`: the one already held, or a new one.
+    fn item_type(&self, item: &str) -> ItemType {
+        if let Some((k, _)) = self.by_type.get_key_value(item) {
+            return k.clone();
+        }
+        if let Some((k, _)) = self.holdings.get_key_value(item) {
+            return k.clone();
+        }
+        ItemType::from(item)
+    }
+
+    /// The slots holding `item`, ascending.
+    fn slots_of(&self, item: &str) -> impl DoubleEndedIterator<Item = u32> + '_ {
+        self.by_type.get(item).into_iter().flatten().copied()
+    }
+}
+
+/// The terms for `item` under `rules`, or why it may not enter.
+pub(crate) fn terms_under(
+    rules: &Rules,
+    slot_rules: Option<&SlotRules>,
+    slots_available: u32,
+    item: &str,
+) -> Result<TypeTerms, Reason> {
+    let row = rules.row(item);
+    match (rules.restriction, row) {
+        (TypeRestriction::OnlyThese, None) => return Err(Reason::TypeRestriction),
+        (_, None) if rules.has_budget() => return Err(Reason::NoSize),
+        _ => {}
+    }
+    if rules.restriction == TypeRestriction::BySlot {
+        let Some(sr) = slot_rules else {
+            return Err(Reason::NoSlotRules);
+        };
+        let any = sr
+            .accepts
+            .iter()
+            .take(slots_available as usize)
+            .any(|s| s.contains(item));
+        if !any {
+            return Err(Reason::SlotRules);
+        }
+    }
+    let reserved = if rules.has_slots() && rules.fill == FillOrder::NotApplicable {
+        match row {
+            Some(r) if (r.row as u64) < u64::from(slots_available) => Some(r.row as u32),
+            _ => return Err(Reason::NoReservedSlot),
+        }
+    } else {
+        None
+    };
+    Ok(match row {
+        Some(r) => TypeTerms {
+            limit: r.stack_limit,
+            size: r.size,
+            leaves_to: (r.when_forced_out != WhenForcedOut::Never).then_some(r.when_forced_out),
+            order: (r.forced_out_order.unwrap_or(i64::MAX), r.row),
+            reserved,
+        },
+        None => TypeTerms {
+            limit: if rules.has_slots() { 1 } else { u32::MAX },
+            size: Decimal::ZERO,
+            leaves_to: None,
+            order: (i64::MAX, usize::MAX),
+            reserved,
+        },
+    })
+}
+
+pub(crate) fn accepts_under(
+    rules: &Rules,
+    slot_rules: Option<&SlotRules>,
+    slot: u32,
+    item: &str,
+    terms: &TypeTerms,
+) -> bool {
+    if let Some(r) = terms.reserved
+        && r != slot
+    {
+        return false;
+    }
+    if rules.restriction == TypeRestriction::BySlot {
+        return slot_rules.is_some_and(|sr| sr.accepts(slot, item));
+    }
+    true
+}

@@ -1,0 +1,257 @@
+//! Outcomes: everything a caller needs to settle the items of one request.
+
+use serde::{Deserialize, Serialize};
+
+use super::ItemType;
+use crate::decimal::Decimal;
+use crate::rules::{LeftoverDestination, WhenForcedOut};
+
+/// Why a request was refused, as the contract's kebab-case words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[derive(bevy::reflect::Reflect)]
+#[non_exhaustive]
+pub enum Reason {
+    /// The type may not enter (`only-these` without a row).
+    TypeRestriction,
+    /// An unlisted type under a size budget: it has no size.
+    NoSize,
+    /// No slot's rule accepts the type (`by-slot`).
+    SlotRules,
+    /// Fill-order `not-applicable` and the type has no reserved slot.
+    NoReservedSlot,
+    /// All-or-nothing and not everything fits.
+    DoesNotFit,
+    /// Draw-order `not-applicable` and several stacks match: name a slot.
+    AmbiguousDraw,
+    /// A forced removal where too few items can leave.
+    TooFewCanLeave,
+    /// A `by-slot` container whose game supplied no slot rules.
+    NoSlotRules,
+    /// A `no-limit` container reached its safety ceiling of slots.
+    SlotCeiling,
+    /// One holding would pass `u32::MAX` items.
+    AmountCeiling,
+    /// A slot index past the container's slots.
+    NoSuchSlot,
+    /// A slot was named in a container without slots.
+    Slotless,
+    /// A move from an empty slot.
+    EmptySlot,
+    /// A move to the slot it comes from.
+    SameSlot,
+    /// A move of more items than the slot holds, or of none.
+    NotEnough,
+    /// A move that would put a stack over its limit.
+    OverStackLimit,
+    /// A partial move onto a stack of another type (only whole stacks swap).
+    OtherType,
+}
+
+impl Reason {
+    /// The reason's word (`does-not-fit`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::TypeRestriction => "type-restriction",
+            Reason::NoSize => "no-size",
+            Reason::SlotRules => "slot-rules",
+            Reason::NoReservedSlot => "no-reserved-slot",
+            Reason::DoesNotFit => "does-not-fit",
+            Reason::AmbiguousDraw => "ambiguous-draw",
+            Reason::TooFewCanLeave => "too-few-can-leave",
+            Reason::NoSlotRules => "no-slot-rules",
+            Reason::SlotCeiling => "slot-ceiling",
+            Reason::AmountCeiling => "amount-ceiling",
+            Reason::NoSuchSlot => "no-such-slot",
+            Reason::Slotless => "slotless",
+            Reason::EmptySlot => "empty-slot",
+            Reason::SameSlot => "same-slot",
+            Reason::NotEnough => "not-enough",
+            Reason::OverStackLimit => "over-stack-limit",
+            Reason::OtherType => "other-type",
+        }
+    }
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Items refused intact: they stay with whoever offered them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refused {
+    /// How many.
+    pub amount: u32,
+    /// Why.
+    pub reason: Reason,
+}
+
+/// Items that did not fit, and where the rules send them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Leftover {
+    /// How many.
+    pub amount: u32,
+    /// Where they go.
+    pub to: LeftoverDestination,
+}
+
+/// Items landing in one slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Landing {
+    /// The slot.
+    pub slot: u32,
+    /// How many landed there.
+    pub amount: u32,
+}
+
+/// The outcome of a delivery: `offered = accepted + refused + leftover`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delivered {
+    /// The type offered.
+    pub item: ItemType,
+    /// How many were offered.
+    pub offered: u32,
+    /// How many entered the container.
+    pub accepted: u32,
+    /// Where they landed, in plan order (empty when slotless).
+    pub landed: Vec<Landing>,
+    /// Items refused intact (they stay with the sender).
+    pub refused: Option<Refused>,
+    /// Items that did not fit, with their destination.
+    pub leftover: Option<Leftover>,
+}
+
+impl Delivered {
+    pub(crate) fn nothing(item: ItemType, offered: u32) -> Delivered {
+        Delivered {
+            item,
+            offered,
+            accepted: 0,
+            landed: Vec::new(),
+            refused: None,
+            leftover: None,
+        }
+    }
+
+    pub(crate) fn refused(item: ItemType, offered: u32, reason: Reason) -> Delivered {
+        Delivered {
+            refused: Some(Refused {
+                amount: offered,
+                reason,
+            }),
+            ..Delivered::nothing(item, offered)
+        }
+    }
+
+    /// Items that stay with the sender: refused intact, plus a leftover
+    /// sent back to the sender.
+    pub fn kept_by_sender(&self) -> u32 {
+        let refused = self.refused.as_ref().map_or(0, |r| r.amount);
+        let back = match &self.leftover {
+            Some(l) if l.to == LeftoverDestination::BackToTheSender => l.amount,
+            _ => 0,
+        };
+        refused + back
+    }
+}
+
+/// The outcome of a take: `asked = taken + shortfall`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Taken {
+    /// The type asked for.
+    pub item: ItemType,
+    /// How many were asked for.
+    pub asked: u32,
+    /// How many were taken (now the caller's).
+    pub taken: u32,
+    /// How many were missing.
+    pub shortfall: u32,
+    /// The slots used and how many each gave, in order (empty when slotless).
+    pub from: Vec<Landing>,
+    /// Why nothing was taken, when the take was refused.
+    pub refused: Option<Reason>,
+}
+
+/// What a forced removal is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// The container shrank (slot count or budget lowered).
+    Shrink,
+    /// Its rules changed (reload or tuning).
+    RulesChanged,
+    /// Its owner is gone: everything must leave.
+    OwnerGone,
+}
+
+/// Items that left in a forced removal, from one slot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Portion {
+    /// The type.
+    pub item: ItemType,
+    /// How many.
+    pub amount: u32,
+    /// The slot it left from (`None` when slotless).
+    pub slot: Option<u32>,
+    /// Where its row sends it.
+    pub to: WhenForcedOut,
+}
+
+/// Why a forced removal was refused: how much could not leave, and which
+/// types held it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shortfall {
+    /// Stacks that would still need a slot.
+    pub slots: u64,
+    /// Size that would still be over budget.
+    pub size: Decimal,
+    /// Types whose rules keep them in (`never` or unlisted), sorted.
+    pub held_by: Vec<ItemType>,
+}
+
+impl std::fmt::Display for Shortfall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if self.slots > 0 {
+            parts.push(format!(
+                "{} slot{}",
+                self.slots,
+                if self.slots == 1 { "" } else { "s" }
+            ));
+        }
+        if !self.size.is_zero() {
+            parts.push(format!("{} size", self.size));
+        }
+        if parts.is_empty() {
+            parts.push("items".into());
+        }
+        write!(f, "{}", parts.join(" and "))?;
+        if !self.held_by.is_empty() {
+            let names: Vec<&str> = self.held_by.iter().map(ItemType::as_str).collect();
+            write!(f, " held by {}", names.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of a forced removal: the portions that left in order, or a
+/// refusal that changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForcedOut {
+    /// Why items had to leave.
+    pub cause: Cause,
+    /// What left, in the order it left (empty when refused).
+    pub portions: Vec<Portion>,
+    /// Set when too few items could leave: nothing left and the container
+    /// kept its previous capacity and rules.
+    pub refused: Option<Shortfall>,
+}
+
+/// The outcome of a sort or a move: refused with a reason, or done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rearranged {
+    /// Why nothing changed, when refused.
+    pub refused: Option<Reason>,
+}

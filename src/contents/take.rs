@@ -1,0 +1,98 @@
+//! Take: the game or the player asks for items (spec section 5).
+
+use super::{Contents, Landing, Reason, Taken};
+use crate::rules::DrawOrder;
+
+impl Contents {
+    /// Takes up to `amount` of `item`, drawing from matching stacks in the
+    /// adoption's draw order (the game choosing for its own rules). Asking
+    /// for more than is held yields what is held and reports the shortfall.
+    pub fn take(&mut self, item: &str, amount: u32) -> Taken {
+        self.take_inner(item, amount, None)
+    }
+
+    /// Takes up to `amount` of `item` from one slot the player chose.
+    pub fn take_from(&mut self, item: &str, amount: u32, slot: u32) -> Taken {
+        self.take_inner(item, amount, Some(slot))
+    }
+
+    /// [`Contents::take`] or [`Contents::take_from`], by whether a slot is given.
+    pub fn take_inner(&mut self, item: &str, amount: u32, slot: Option<u32>) -> Taken {
+        let id = self.item_type(item);
+        let mut out = Taken {
+            item: id,
+            asked: amount,
+            taken: 0,
+            shortfall: amount,
+            from: Vec::new(),
+            refused: None,
+        };
+        if amount == 0 {
+            return out;
+        }
+        let size = self.rules.row(item).map(|r| r.size).unwrap_or_default();
+        if !self.rules.has_slots() {
+            if slot.is_some() {
+                out.refused = Some(Reason::Slotless);
+                return out;
+            }
+            let Some(h) = self.holdings.get_mut(item) else {
+                return out;
+            };
+            let n = amount.min(h.amount);
+            h.amount -= n;
+            if h.amount == 0 {
+                self.holdings.remove(item);
+            }
+            self.size_used = self.size_used.minus(size.times(n));
+            out.taken = n;
+            out.shortfall = amount - n;
+            return out;
+        }
+        let order: Vec<u32> = match slot {
+            Some(s) if s as usize >= self.slot_len().max(self.limits.slot_count as usize) => {
+                out.refused = Some(Reason::NoSuchSlot);
+                return out;
+            }
+            Some(s) => match self.stack(s) {
+                Some(st) if st.item.as_str() == item => vec![s],
+                _ => Vec::new(),
+            },
+            None => self.draw_order(item),
+        };
+        if slot.is_none() && self.rules.draw == DrawOrder::NotApplicable && order.len() > 1 {
+            out.refused = Some(Reason::AmbiguousDraw);
+            return out;
+        }
+        let mut left = amount;
+        for s in order {
+            if left == 0 {
+                break;
+            }
+            let n = self.remove_from_slot(s, left, size);
+            if n > 0 {
+                out.from.push(Landing { slot: s, amount: n });
+                left -= n;
+            }
+        }
+        out.taken = amount - left;
+        out.shortfall = left;
+        out
+    }
+
+    /// The slots holding `item` in the order a draw uses them.
+    fn draw_order(&self, item: &str) -> Vec<u32> {
+        let mut slots: Vec<u32> = self.slots_of(item).collect();
+        match self.rules.draw {
+            DrawOrder::FirstInOrder | DrawOrder::NotApplicable => {}
+            DrawOrder::LastInOrder => slots.reverse(),
+            DrawOrder::NewestFirst => slots.sort_by_key(|&s| {
+                std::cmp::Reverse(self.stack(s).map_or(0, |st| st.last_received))
+            }),
+            DrawOrder::OldestFirst => {
+                slots.sort_by_key(|&s| self.stack(s).map_or(0, |st| st.began))
+            }
+        }
+        slots
+    }
+}
