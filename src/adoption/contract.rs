@@ -89,6 +89,8 @@ pub struct Field {
     pub options: Option<Vec<String>>,
     /// When the field applies (and is then required).
     pub when: When,
+    /// What the field means, from the contract text.
+    pub description: String,
 }
 
 /// A declared row list and its record.
@@ -216,6 +218,7 @@ fn parse_contract(text: BTreeMap<String, Value>) -> Contract {
                     unique: f["unique"].as_bool().unwrap_or(false),
                     options: f.get("options").map(strings),
                     when: parse_when(f.get("when")),
+                    description: f["description"].as_str().unwrap_or_default().to_string(),
                 })
                 .collect(),
         })

@@ -557,7 +557,11 @@ fn rows(
                         r.error(
                             ProblemKind::Missing,
                             fpath,
-                            format!("row {i} needs \"{}\"{why}", f.key),
+                            format!(
+                                "row {i} needs \"{}\"{why}: {}",
+                                f.key,
+                                f.description.split(". ").next().unwrap_or_default()
+                            ),
                         );
                     }
                     continue;

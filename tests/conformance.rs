@@ -1,0 +1,119 @@
+//! The public conformance cases (copied from `../shared/conformance`), run
+//! through the engine and compared field by field as `check.py` does.
+
+use std::path::Path;
+
+use bevy_container::scenario::Scenario;
+use serde_json::Value;
+
+const FIXED: [&str; 7] = [
+    "type-restriction",
+    "no-size",
+    "slot-rules",
+    "no-reserved-slot",
+    "does-not-fit",
+    "ambiguous-draw",
+    "too-few-can-leave",
+];
+
+fn same_number(a: &Value, b: &Value) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn same_refusal(want: &Value, got: &Value) -> bool {
+    if want.is_null() || got.is_null() {
+        return want.is_null() && got.is_null();
+    }
+    if let Some(a) = want.get("amount")
+        && Some(a) != got.get("amount")
+    {
+        return false;
+    }
+    match want.get("reason").and_then(Value::as_str) {
+        Some(r) if FIXED.contains(&r) => got.get("reason").and_then(Value::as_str) == Some(r),
+        _ => true,
+    }
+}
+
+fn nonzero(v: &Value) -> Vec<(String, Value)> {
+    v.as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(_, n)| n.as_u64() != Some(0))
+                .map(|(k, n)| (k.clone(), n.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Compares one expected line with one produced line; returns what differs.
+pub fn differences(want: &Value, got: &Value) -> Vec<String> {
+    let mut bad = Vec::new();
+    let Some(want) = want.as_object() else {
+        return vec!["expected line is not an object".into()];
+    };
+    for (k, v) in want {
+        let Some(g) = got.get(k) else {
+            bad.push(format!("missing {k}"));
+            continue;
+        };
+        let same = match k.as_str() {
+            "refused" => same_refusal(v, g),
+            "size-used" => same_number(v, g),
+            "holdings" => nonzero(v) == nonzero(g),
+            _ => v == g,
+        };
+        if !same {
+            bad.push(format!("{k}: want {v} got {g}"));
+        }
+    }
+    bad
+}
+
+#[test]
+fn every_public_case_passes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".json") && !n.ends_with(".adoption.json")
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 22, "the 22 public cases are here");
+    let mut failures = Vec::new();
+    for case in names {
+        let expected_path = case.with_extension("expected.jsonl");
+        let expected: Vec<Value> = std::fs::read_to_string(&expected_path)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let got = Scenario::read(&case).and_then(|s| s.run());
+        let got = match got {
+            Ok(g) => g,
+            Err(e) => {
+                failures.push(format!("{}: {e}", case.display()));
+                continue;
+            }
+        };
+        if got.len() != expected.len() {
+            failures.push(format!("{}: {} lines, want {}", case.display(), got.len(), expected.len()));
+            continue;
+        }
+        for (w, g) in expected.iter().zip(&got) {
+            let d = differences(w, g);
+            if !d.is_empty() {
+                failures.push(format!("{} step {}: {}", case.display(), w["step"], d.join("; ")));
+                break;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
