@@ -16,7 +16,11 @@ use bevy_container::scenario::Scenario;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(file) = args.iter().find(|a| !a.starts_with("--")).map(PathBuf::from) else {
+    let Some(file) = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .map(PathBuf::from)
+    else {
         eprintln!("usage: scenario FILE.json");
         return ExitCode::from(2);
     };

@@ -135,8 +135,7 @@ impl std::str::FromStr for Decimal {
 
     fn from_str(text: &str) -> Result<Decimal, DecimalError> {
         let text = text.trim();
-        if text.starts_with('-') {
-            let rest = &text[1..];
+        if let Some(rest) = text.strip_prefix('-') {
             return match rest.parse::<Decimal>() {
                 Ok(d) if d.is_zero() => Ok(Decimal::ZERO),
                 Ok(_) => Err(DecimalError::Negative),
@@ -261,7 +260,10 @@ mod tests {
         assert_eq!("1e400".parse::<Decimal>(), Err(DecimalError::TooLarge));
         assert_eq!("abc".parse::<Decimal>(), Err(DecimalError::NotANumber));
         assert_eq!(Decimal::from_f64(f64::NAN), Err(DecimalError::NotANumber));
-        assert_eq!(Decimal::from_f64(f64::INFINITY), Err(DecimalError::NotANumber));
+        assert_eq!(
+            Decimal::from_f64(f64::INFINITY),
+            Err(DecimalError::NotANumber)
+        );
     }
 
     #[test]

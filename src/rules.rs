@@ -220,15 +220,21 @@ impl Rules {
 
     fn build(a: &Adoption, tuning: &Tuning) -> Rules {
         let word = |q: &str| a.answers.get(q).map(String::as_str).unwrap_or_default();
-        let capacity = CapacityLimit::from_word(word("capacity-limit")).unwrap_or(CapacityLimit::NoLimit);
+        let capacity =
+            CapacityLimit::from_word(word("capacity-limit")).unwrap_or(CapacityLimit::NoLimit);
         let has_slots = capacity != CapacityLimit::SizeBudget;
-        let has_budget = matches!(capacity, CapacityLimit::SizeBudget | CapacityLimit::SlotsAndSize);
+        let has_budget = matches!(
+            capacity,
+            CapacityLimit::SizeBudget | CapacityLimit::SlotsAndSize
+        );
         let partial = if capacity == CapacityLimit::NoLimit {
             PartialAcceptance::FillWhatFits
         } else {
-            PartialAcceptance::from_word(word("partial-acceptance")).unwrap_or(PartialAcceptance::FillWhatFits)
+            PartialAcceptance::from_word(word("partial-acceptance"))
+                .unwrap_or(PartialAcceptance::FillWhatFits)
         };
-        let leftover = (partial == PartialAcceptance::FillWhatFits && capacity != CapacityLimit::NoLimit)
+        let leftover = (partial == PartialAcceptance::FillWhatFits
+            && capacity != CapacityLimit::NoLimit)
             .then(|| LeftoverDestination::from_word(word("leftover-destination")))
             .flatten();
         let fill = if has_slots {
@@ -252,7 +258,10 @@ impl Rules {
         };
         let slots = resolve("slot-count");
         let budget = resolve("size-budget");
-        let slot_count = if matches!(capacity, CapacityLimit::SlotCount | CapacityLimit::SlotsAndSize) {
+        let slot_count = if matches!(
+            capacity,
+            CapacityLimit::SlotCount | CapacityLimit::SlotsAndSize
+        ) {
             u32::try_from(slots.micros() / 1_000_000).unwrap_or(u32::MAX)
         } else {
             0
@@ -265,18 +274,27 @@ impl Rules {
                     .iter()
                     .enumerate()
                     .map(|(row, r)| {
-                        let when = WhenForcedOut::from_word(&r.when_forced_out).unwrap_or(WhenForcedOut::Never);
+                        let when = WhenForcedOut::from_word(&r.when_forced_out)
+                            .unwrap_or(WhenForcedOut::Never);
                         TypeRule {
                             id: r.id.clone(),
                             row,
-                            stack_limit: if has_slots { r.stack_limit.unwrap_or(1).max(1) } else { u32::MAX },
+                            stack_limit: if has_slots {
+                                r.stack_limit.unwrap_or(1).max(1)
+                            } else {
+                                u32::MAX
+                            },
                             size: if has_budget {
-                                r.size.and_then(|s| Decimal::from_f64(s).ok()).unwrap_or_default()
+                                r.size
+                                    .and_then(|s| Decimal::from_f64(s).ok())
+                                    .unwrap_or_default()
                             } else {
                                 Decimal::ZERO
                             },
                             when_forced_out: when,
-                            forced_out_order: (when != WhenForcedOut::Never).then_some(r.forced_out_order).flatten(),
+                            forced_out_order: (when != WhenForcedOut::Never)
+                                .then_some(r.forced_out_order)
+                                .flatten(),
                             slot_rules_declared_in: r.slot_rules_declared_in.clone(),
                         }
                     })
@@ -290,7 +308,8 @@ impl Rules {
             leftover,
             fill,
             draw: DrawOrder::from_word(word("draw-order")).unwrap_or(DrawOrder::NotApplicable),
-            restriction: TypeRestriction::from_word(word("type-restriction")).unwrap_or(TypeRestriction::OnlyThese),
+            restriction: TypeRestriction::from_word(word("type-restriction"))
+                .unwrap_or(TypeRestriction::OnlyThese),
             slot_count,
             size_budget: if has_budget { budget } else { Decimal::ZERO },
             rows,
@@ -311,12 +330,18 @@ impl Rules {
 
     /// Whether a size budget limits the container.
     pub fn has_budget(&self) -> bool {
-        matches!(self.capacity, CapacityLimit::SizeBudget | CapacityLimit::SlotsAndSize)
+        matches!(
+            self.capacity,
+            CapacityLimit::SizeBudget | CapacityLimit::SlotsAndSize
+        )
     }
 
     /// Whether the slot count limits the container.
     pub fn has_slot_limit(&self) -> bool {
-        matches!(self.capacity, CapacityLimit::SlotCount | CapacityLimit::SlotsAndSize)
+        matches!(
+            self.capacity,
+            CapacityLimit::SlotCount | CapacityLimit::SlotsAndSize
+        )
     }
 
     /// Movable listed types in the order they leave a forced removal.

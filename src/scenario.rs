@@ -129,7 +129,9 @@ fn amount(v: &Value, at: &str) -> Result<u32, String> {
 }
 
 fn opt_amount(obj: &Map<String, Value>, key: &str, at: &str) -> Result<Option<u32>, String> {
-    obj.get(key).map(|v| amount(v, &format!("{at}/{key}"))).transpose()
+    obj.get(key)
+        .map(|v| amount(v, &format!("{at}/{key}")))
+        .transpose()
 }
 
 impl Scenario {
@@ -168,7 +170,11 @@ impl Scenario {
                 let bytes = std::fs::read(&path)
                     .map_err(|e| format!("/adoption: cannot read {}: {e}", path.display()))?;
                 adoption::read(&bytes, Format::of_path(&path), cx).map_err(|r| {
-                    format!("/adoption: {}:\n{}", path.display(), r.render(&path.display().to_string()))
+                    format!(
+                        "/adoption: {}:\n{}",
+                        path.display(),
+                        r.render(&path.display().to_string())
+                    )
                 })?
             }
             v @ Value::Object(_) => {
@@ -180,7 +186,9 @@ impl Scenario {
         let slot_rules = match obj.get("slot-rules") {
             None => None,
             Some(v) => {
-                let lists = v.as_array().ok_or("/slot-rules: a list of lists of types")?;
+                let lists = v
+                    .as_array()
+                    .ok_or("/slot-rules: a list of lists of types")?;
                 let mut out = Vec::new();
                 for (i, l) in lists.iter().enumerate() {
                     let l = l
@@ -314,7 +322,7 @@ pub fn apply(contents: &mut Contents, step: &Step) -> StepOutcome {
 }
 
 fn decimal_json(d: Decimal) -> Value {
-    if d.micros() % 1_000_000 == 0
+    if d.micros().is_multiple_of(1_000_000)
         && let Ok(n) = u64::try_from(d.micros() / 1_000_000)
     {
         return json!(n);
@@ -351,19 +359,26 @@ pub fn line(step_no: usize, step: &Step, outcome: &StepOutcome, contents: &Conte
             m.insert("accepted".into(), json!(d.accepted));
             m.insert(
                 "landed".into(),
-                json!(d.landed.iter().map(|l| [l.slot, l.amount]).collect::<Vec<_>>()),
+                json!(
+                    d.landed
+                        .iter()
+                        .map(|l| [l.slot, l.amount])
+                        .collect::<Vec<_>>()
+                ),
             );
             m.insert(
                 "refused".into(),
-                d.refused.as_ref().map_or(Value::Null, |r| {
-                    json!({"amount": r.amount, "reason": r.reason.as_str()})
-                }),
+                d.refused.as_ref().map_or(
+                    Value::Null,
+                    |r| json!({"amount": r.amount, "reason": r.reason.as_str()}),
+                ),
             );
             m.insert(
                 "leftover".into(),
-                d.leftover.as_ref().map_or(Value::Null, |l| {
-                    json!({"amount": l.amount, "to": l.to.as_str()})
-                }),
+                d.leftover.as_ref().map_or(
+                    Value::Null,
+                    |l| json!({"amount": l.amount, "to": l.to.as_str()}),
+                ),
             );
         }
         StepOutcome::Taken(t) => {
@@ -372,7 +387,12 @@ pub fn line(step_no: usize, step: &Step, outcome: &StepOutcome, contents: &Conte
             m.insert("shortfall".into(), json!(t.shortfall));
             m.insert(
                 "from".into(),
-                json!(t.from.iter().map(|l| [l.slot, l.amount]).collect::<Vec<_>>()),
+                json!(
+                    t.from
+                        .iter()
+                        .map(|l| [l.slot, l.amount])
+                        .collect::<Vec<_>>()
+                ),
             );
             m.insert(
                 "refused".into(),
@@ -394,9 +414,10 @@ pub fn line(step_no: usize, step: &Step, outcome: &StepOutcome, contents: &Conte
             );
             m.insert(
                 "refused".into(),
-                f.refused.as_ref().map_or(Value::Null, |s| {
-                    json!({"reason": "too-few-can-leave", "short": s.to_string()})
-                }),
+                f.refused.as_ref().map_or(
+                    Value::Null,
+                    |s| json!({"reason": "too-few-can-leave", "short": s.to_string()}),
+                ),
             );
         }
         StepOutcome::Rearranged(r) => {

@@ -26,7 +26,11 @@ impl Rng {
 }
 
 fn seed_bytes() -> Vec<u8> {
-    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/backpack.adoption.json")).unwrap()
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/backpack.adoption.json"
+    ))
+    .unwrap()
 }
 
 /// Reads, and when clean compiles and exercises, one candidate file.
@@ -167,8 +171,16 @@ fn value_mutations_always_end_in_a_report() {
         .into_iter()
         .filter(|p| {
             p.first().is_some_and(|k| {
-                ["answers", "values", "rows", "verification", "contract", "version", "pack"]
-                    .contains(&k.as_str())
+                [
+                    "answers",
+                    "values",
+                    "rows",
+                    "verification",
+                    "contract",
+                    "version",
+                    "pack",
+                ]
+                .contains(&k.as_str())
             }) || p.len() == 1
         })
         .collect();

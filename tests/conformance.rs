@@ -104,13 +104,23 @@ fn every_public_case_passes() {
             }
         };
         if got.len() != expected.len() {
-            failures.push(format!("{}: {} lines, want {}", case.display(), got.len(), expected.len()));
+            failures.push(format!(
+                "{}: {} lines, want {}",
+                case.display(),
+                got.len(),
+                expected.len()
+            ));
             continue;
         }
         for (w, g) in expected.iter().zip(&got) {
             let d = differences(w, g);
             if !d.is_empty() {
-                failures.push(format!("{} step {}: {}", case.display(), w["step"], d.join("; ")));
+                failures.push(format!(
+                    "{} step {}: {}",
+                    case.display(),
+                    w["step"],
+                    d.join("; ")
+                ));
                 break;
             }
         }

@@ -38,11 +38,32 @@ fn pick<T: Clone + std::fmt::Debug + 'static>(options: &'static [T]) -> impl Str
 
 const CAPACITY: &[&str] = &["slot-count", "size-budget", "slots-and-size", "no-limit"];
 const PARTIAL: &[&str] = &["all-or-nothing", "fill-what-fits"];
-const LEFTOVER: &[&str] = &["back-to-the-sender", "left-where-it-is", "another-store", "destroyed"];
-const FILL: &[&str] = &["top-up-then-first-empty", "first-slot-that-fits", "append", "not-applicable"];
-const DRAW: &[&str] = &["first-in-order", "last-in-order", "newest-first", "oldest-first", "not-applicable"];
+const LEFTOVER: &[&str] = &[
+    "back-to-the-sender",
+    "left-where-it-is",
+    "another-store",
+    "destroyed",
+];
+const FILL: &[&str] = &[
+    "top-up-then-first-empty",
+    "first-slot-that-fits",
+    "append",
+    "not-applicable",
+];
+const DRAW: &[&str] = &[
+    "first-in-order",
+    "last-in-order",
+    "newest-first",
+    "oldest-first",
+    "not-applicable",
+];
 const RESTRICT: &[&str] = &["only-these", "any-item", "by-slot"];
-const FORCED: &[&str] = &["never", "dropped-nearby", "moved-to-another-store", "destroyed"];
+const FORCED: &[&str] = &[
+    "never",
+    "dropped-nearby",
+    "moved-to-another-store",
+    "destroyed",
+];
 const SIZES: &[&str] = &["0", "0.1", "0.25", "1", "2.5"];
 const BUDGETS: &[&str] = &["0", "0.3", "1", "2.5", "5", "12.5"];
 
@@ -66,10 +87,7 @@ fn case() -> impl Strategy<Value = Case> {
         pick(DRAW),
         pick(RESTRICT),
     );
-    let rows = proptest::collection::vec(
-        (1u32..6, pick(SIZES), pick(FORCED)),
-        0..POOL.len() - 1,
-    );
+    let rows = proptest::collection::vec((1u32..6, pick(SIZES), pick(FORCED)), 0..POOL.len() - 1);
     (answers, rows, 1u32..9, pick(BUDGETS), proptest::collection::vec(op(), 1..40), any::<u64>())
         .prop_map(|((cap, partial, leftover, fill, draw, restrict), rows, slots, budget, ops, salt)| {
             let has_slots = cap != "size-budget";
@@ -156,7 +174,10 @@ struct Snapshot {
 
 fn snapshot(c: &Contents) -> Snapshot {
     Snapshot {
-        slots: c.slots().map(|s| s.map(|s| (s.item.to_string(), s.amount))).collect(),
+        slots: c
+            .slots()
+            .map(|s| s.map(|s| (s.item.to_string(), s.amount)))
+            .collect(),
         holdings: c.holdings().map(|(k, v)| (k.to_string(), v)).collect(),
         size_used: c.size_used(),
         limits: c.limits(),
@@ -164,7 +185,10 @@ fn snapshot(c: &Contents) -> Snapshot {
 }
 
 fn totals(c: &Contents) -> BTreeMap<String, i128> {
-    c.totals().into_iter().map(|(k, v)| (k.to_string(), i128::from(v))).collect()
+    c.totals()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), i128::from(v)))
+        .collect()
 }
 
 fn build(case: &Case) -> Contents {
@@ -185,14 +209,20 @@ fn check_state(c: &Contents) -> Result<(), String> {
     if rules.has_slot_limit() {
         let shown = c.slots().count();
         if shown != c.limits().slot_count as usize {
-            return Err(format!("{shown} slots shown, slot count {}", c.limits().slot_count));
+            return Err(format!(
+                "{shown} slots shown, slot count {}",
+                c.limits().slot_count
+            ));
         }
     }
     for s in c.slots().flatten() {
         let row = rules.row(s.item.as_str());
         let limit = row.map_or(1, |r| r.stack_limit);
         if s.amount == 0 || s.amount > limit {
-            return Err(format!("stack of {} {} over limit {limit}", s.amount, s.item));
+            return Err(format!(
+                "stack of {} {} over limit {limit}",
+                s.amount, s.item
+            ));
         }
         size = size.plus(row.map_or(Decimal::ZERO, |r| r.size).times(s.amount));
     }
@@ -200,10 +230,18 @@ fn check_state(c: &Contents) -> Result<(), String> {
         if v == 0 {
             return Err(format!("empty holding of {k}"));
         }
-        size = size.plus(rules.row(k.as_str()).map_or(Decimal::ZERO, |r| r.size).times(v));
+        size = size.plus(
+            rules
+                .row(k.as_str())
+                .map_or(Decimal::ZERO, |r| r.size)
+                .times(v),
+        );
     }
     if size != c.size_used() {
-        return Err(format!("size used {} but stacks add to {size}", c.size_used()));
+        return Err(format!(
+            "size used {} but stacks add to {size}",
+            c.size_used()
+        ));
     }
     if rules.has_budget() && size > c.limits().size_budget {
         return Err(format!("over budget: {size} > {}", c.limits().size_budget));
@@ -232,10 +270,17 @@ fn run(case: &Case) -> Result<Vec<String>, String> {
                 let d = c.deliver(POOL[*t], *a);
                 let refused = d.refused.as_ref().map_or(0, |r| r.amount);
                 let left = d.leftover.as_ref().map_or(0, |l| l.amount);
-                if u64::from(d.offered) != u64::from(d.accepted) + u64::from(refused) + u64::from(left) {
-                    return Err(at(format!("offered != accepted + refused + leftover: {d:?}")));
+                if u64::from(d.offered)
+                    != u64::from(d.accepted) + u64::from(refused) + u64::from(left)
+                {
+                    return Err(at(format!(
+                        "offered != accepted + refused + leftover: {d:?}"
+                    )));
                 }
-                if c.rules().has_slots() && d.landed.iter().map(|l| u64::from(l.amount)).sum::<u64>() != u64::from(d.accepted) {
+                if c.rules().has_slots()
+                    && d.landed.iter().map(|l| u64::from(l.amount)).sum::<u64>()
+                        != u64::from(d.accepted)
+                {
                     return Err(at(format!("landed does not add to accepted: {d:?}")));
                 }
                 if d.refused.is_some() && d.accepted == 0 && snapshot(&c) != before {
@@ -252,7 +297,8 @@ fn run(case: &Case) -> Result<Vec<String>, String> {
                 if k.asked != k.taken + k.shortfall {
                     return Err(at(format!("asked != taken + shortfall: {k:?}")));
                 }
-                if c.rules().has_slots() && k.from.iter().map(|l| l.amount).sum::<u32>() != k.taken {
+                if c.rules().has_slots() && k.from.iter().map(|l| l.amount).sum::<u32>() != k.taken
+                {
                     return Err(at(format!("from does not add to taken: {k:?}")));
                 }
                 add(&mut expect, POOL[*t], -i128::from(k.taken));

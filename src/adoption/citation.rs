@@ -58,8 +58,7 @@ impl<'a> Citation<'a> {
             && file.contains('.');
         let anchor_ok = anchor.is_none_or(|a| {
             !a.is_empty()
-                && a
-                    .chars()
+                && a.chars()
                     .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
         });
         if file_ok && anchor_ok {

@@ -201,10 +201,7 @@ impl Rule {
     }
 
     /// Whether the rule holds for the given values.
-    pub fn holds(
-        &self,
-        values: &dyn Fn(&str) -> Option<Rational>,
-    ) -> Result<bool, RuleEvalError> {
+    pub fn holds(&self, values: &dyn Fn(&str) -> Option<Rational>) -> Result<bool, RuleEvalError> {
         let l = self.left.eval(values)?;
         let r = self.right.eval(values)?;
         let ord = l.cmp_checked(r).ok_or(RuleEvalError::Overflow)?;
@@ -427,7 +424,10 @@ mod tests {
         assert_eq!(Rule::parse("(a >= 1").unwrap_err().position, 3);
         assert_eq!(Rule::parse("a >= 1)").unwrap_err().position, 6);
         assert_eq!(Rule::parse("a >= 1.2.3").unwrap_err().position, 5);
-        assert_eq!(eval("a / 0 > 1", &[("a", 1)]), Err(RuleEvalError::DivisionByZero));
+        assert_eq!(
+            eval("a / 0 > 1", &[("a", 1)]),
+            Err(RuleEvalError::DivisionByZero)
+        );
         assert_eq!(
             eval("b > 1", &[]),
             Err(RuleEvalError::UnknownName("b".into()))

@@ -115,7 +115,12 @@ pub struct Report {
 
 impl Report {
     /// Adds an error.
-    pub fn error(&mut self, kind: ProblemKind, path: impl Into<String>, message: impl Into<String>) {
+    pub fn error(
+        &mut self,
+        kind: ProblemKind,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) {
         self.push(Severity::Error, kind, path.into(), message.into());
     }
 
@@ -203,6 +208,8 @@ impl fmt::Display for Report {
         write!(f, "{}", self.summary())
     }
 }
+
+impl std::error::Error for Report {}
 
 /// Escapes one JSON-pointer segment (`~` and `/`).
 pub(crate) fn segment(key: &str) -> String {

@@ -24,7 +24,10 @@ pub enum Format {
 impl Format {
     /// The format a path's extension names: `.ron` is RON, anything else JSON.
     pub fn of_path(path: &std::path::Path) -> Format {
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ron")) {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("ron"))
+        {
             Format::Ron
         } else {
             Format::Json

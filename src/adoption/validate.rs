@@ -80,11 +80,17 @@ pub fn validate(root: &Value, cx: Context<'_>) -> (Report, Option<Adoption>) {
         return (r, None);
     }
     let mut known = obj.clone();
-    known.retain(|k, _| TOP_LEVEL.contains(&k.as_str()) || contract::TEXT_FIELDS.contains(&k.as_str()));
+    known.retain(|k, _| {
+        TOP_LEVEL.contains(&k.as_str()) || contract::TEXT_FIELDS.contains(&k.as_str())
+    });
     match serde_json::from_value::<Adoption>(Value::Object(known)) {
         Ok(a) => (r, Some(a)),
         Err(e) => {
-            r.error(ProblemKind::WrongType, "", format!("the file could not be read: {e}"));
+            r.error(
+                ProblemKind::WrongType,
+                "",
+                format!("the file could not be read: {e}"),
+            );
             (r, None)
         }
     }
@@ -113,10 +119,7 @@ fn is_kebab(s: &str) -> bool {
 
 /// The known name closest to `got`, when it is a likely typo.
 fn did_you_mean<'a>(got: &str, known: impl IntoIterator<Item = &'a str>) -> String {
-    let best = known
-        .into_iter()
-        .map(|k| (edit_distance(got, k), k))
-        .min();
+    let best = known.into_iter().map(|k| (edit_distance(got, k), k)).min();
     match best {
         Some((d, k)) if d <= 3 && d < got.len() => format!(" (did you mean \"{k}\"?)"),
         _ => String::new(),
@@ -141,7 +144,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 fn top_level(obj: &Map<String, Value>, c: &Contract, r: &mut Report) {
     for key in obj.keys() {
         if !TOP_LEVEL.contains(&key.as_str()) && !contract::TEXT_FIELDS.contains(&key.as_str()) {
-            let all = TOP_LEVEL.iter().chain(contract::TEXT_FIELDS.iter()).copied();
+            let all = TOP_LEVEL
+                .iter()
+                .chain(contract::TEXT_FIELDS.iter())
+                .copied();
             r.warning(
                 ProblemKind::Unknown,
                 format!("/{}", segment(key)),
@@ -193,21 +199,21 @@ fn top_level(obj: &Map<String, Value>, c: &Contract, r: &mut Report) {
             );
         }
     }
-    if let Some(pack) = obj.get("pack") {
-        if pack.as_str() != Some(c.pack.as_str()) {
-            let msg = format!(
-                "the pack {pack} is not the container-1 pack this crate implements ({})",
-                c.pack
+    if let Some(pack) = obj.get("pack")
+        && pack.as_str() != Some(c.pack.as_str())
+    {
+        let msg = format!(
+            "the pack {pack} is not the container-1 pack this crate implements ({})",
+            c.pack
+        );
+        if text_matches {
+            r.warning(
+                ProblemKind::PackDiffers,
+                "/pack",
+                format!("{msg}; the contract text still matches, so it is read as container-1"),
             );
-            if text_matches {
-                r.warning(
-                    ProblemKind::PackDiffers,
-                    "/pack",
-                    format!("{msg}; the contract text still matches, so it is read as container-1"),
-                );
-            } else {
-                r.error(ProblemKind::PackDiffers, "/pack", msg);
-            }
+        } else {
+            r.error(ProblemKind::PackDiffers, "/pack", msg);
         }
     }
 }
@@ -242,7 +248,11 @@ fn answers(v: Option<&Value>, c: &Contract, r: &mut Report) -> Answers {
     let empty = Map::new();
     let given = match v {
         None => {
-            r.error(ProblemKind::Missing, "/answers", "add \"answers\": one answer per question");
+            r.error(
+                ProblemKind::Missing,
+                "/answers",
+                "add \"answers\": one answer per question",
+            );
             &empty
         }
         Some(Value::Object(m)) => m,
@@ -250,7 +260,10 @@ fn answers(v: Option<&Value>, c: &Contract, r: &mut Report) -> Answers {
             r.error(
                 ProblemKind::WrongType,
                 "/answers",
-                format!("answers must be an object of question to option, not {}", kind_of(other)),
+                format!(
+                    "answers must be an object of question to option, not {}",
+                    kind_of(other)
+                ),
             );
             &empty
         }
@@ -354,7 +367,10 @@ fn values(v: Option<&Value>, c: &Contract, cx: Context<'_>, r: &mut Report) -> V
             r.error(
                 ProblemKind::WrongType,
                 "/values",
-                format!("values must be an object of name to number, not {}", kind_of(other)),
+                format!(
+                    "values must be an object of name to number, not {}",
+                    kind_of(other)
+                ),
             );
             &empty
         }
@@ -420,12 +436,21 @@ fn values(v: Option<&Value>, c: &Contract, cx: Context<'_>, r: &mut Report) -> V
         };
         match f.and_then(exact) {
             Some((number, text)) => {
-                out.insert(name.clone(), Resolved { number, text, from_key });
+                out.insert(
+                    name.clone(),
+                    Resolved {
+                        number,
+                        text,
+                        from_key,
+                    },
+                );
             }
             None => r.error(
                 ProblemKind::Inexact,
                 path,
-                format!("{name} must be an exact number with at most six decimals, no larger than 10^15"),
+                format!(
+                    "{name} must be an exact number with at most six decimals, no larger than 10^15"
+                ),
             ),
         }
     }
@@ -450,7 +475,11 @@ fn rules(c: &Contract, values: &Values, r: &mut Report) {
         let rule = match Rule::parse(text) {
             Ok(rule) => rule,
             Err(e) => {
-                r.error(ProblemKind::RuleSyntax, path, format!("rule \"{text}\" {e}"));
+                r.error(
+                    ProblemKind::RuleSyntax,
+                    path,
+                    format!("rule \"{text}\" {e}"),
+                );
                 continue;
             }
         };
@@ -476,7 +505,11 @@ fn rules(c: &Contract, values: &Values, r: &mut Report) {
                     format!("rule {name} ({text}) fails: {}", saw.join(", ")),
                 );
             }
-            Err(e) => r.error(ProblemKind::RuleFailed, path, format!("rule {name} ({text}) cannot be checked: {e}")),
+            Err(e) => r.error(
+                ProblemKind::RuleFailed,
+                path,
+                format!("rule {name} ({text}) cannot be checked: {e}"),
+            ),
         }
     }
 }
@@ -497,7 +530,11 @@ fn rows(
     let empty = Map::new();
     let given = match v {
         None => {
-            r.error(ProblemKind::Missing, "/rows", "add \"rows\": {\"items\": [...]}");
+            r.error(
+                ProblemKind::Missing,
+                "/rows",
+                "add \"rows\": {\"items\": [...]}",
+            );
             &empty
         }
         Some(Value::Object(m)) => m,
@@ -505,7 +542,10 @@ fn rows(
             r.error(
                 ProblemKind::WrongType,
                 "/rows",
-                format!("rows must be an object of list name to rows, not {}", kind_of(other)),
+                format!(
+                    "rows must be an object of list name to rows, not {}",
+                    kind_of(other)
+                ),
             );
             &empty
         }
@@ -526,7 +566,11 @@ fn rows(
                 r.error(
                     ProblemKind::WrongType,
                     lpath,
-                    format!("\"{}\" must be a list of rows, not {}", list.key, kind_of(other)),
+                    format!(
+                        "\"{}\" must be a list of rows, not {}",
+                        list.key,
+                        kind_of(other)
+                    ),
                 );
                 continue;
             }
@@ -539,7 +583,10 @@ fn rows(
                 r.error(
                     ProblemKind::WrongType,
                     rpath,
-                    format!("each row is an object with id and its fields, not {}", kind_of(row)),
+                    format!(
+                        "each row is an object with id and its fields, not {}",
+                        kind_of(row)
+                    ),
                 );
                 continue;
             };
@@ -612,7 +659,10 @@ fn rows(
                         r.error(
                             ProblemKind::Duplicate,
                             &fpath,
-                            format!("{} {key} is already used by row {first}; each row needs its own", f.key),
+                            format!(
+                                "{} {key} is already used by row {first}; each row needs its own",
+                                f.key
+                            ),
                         );
                     } else {
                         firsts.insert(key, i);
@@ -705,7 +755,9 @@ fn citation(text: &str, path: &str, cx: Context<'_>, r: &mut Report) {
 fn row_description(key: &str, got: &Value, path: &str, r: &mut Report) {
     match key {
         "stack-limit" => {
-            let ok = got.as_u64().is_some_and(|n| (1..=u64::from(u32::MAX)).contains(&n));
+            let ok = got
+                .as_u64()
+                .is_some_and(|n| (1..=u64::from(u32::MAX)).contains(&n));
             if !ok {
                 r.error(
                     ProblemKind::OutOfRange,
@@ -714,30 +766,34 @@ fn row_description(key: &str, got: &Value, path: &str, r: &mut Report) {
                 );
             }
         }
-        "size" => match got.as_f64().map(|f| f < 0.0) {
-            Some(true) => r.error(
-                ProblemKind::OutOfRange,
-                path,
-                format!("size is {got}; use zero or more"),
-            ),
-            _ => {
-                if got.as_f64().and_then(|f| Decimal::from_f64(f).ok()).is_none() {
-                    r.error(
+        "size" => {
+            match got.as_f64().map(|f| f < 0.0) {
+                Some(true) => r.error(
+                    ProblemKind::OutOfRange,
+                    path,
+                    format!("size is {got}; use zero or more"),
+                ),
+                _ => {
+                    if got
+                        .as_f64()
+                        .and_then(|f| Decimal::from_f64(f).ok())
+                        .is_none()
+                    {
+                        r.error(
                         ProblemKind::Inexact,
                         path,
                         format!("size {got} must have at most six decimals and be no larger than 10^15"),
                     );
+                    }
                 }
             }
-        },
-        "forced-out-order" => {
-            if got.as_i64().is_none() {
-                r.error(
+        }
+        "forced-out-order" if got.as_i64().is_none() => {
+            r.error(
                     ProblemKind::OutOfRange,
                     path,
                     format!("forced-out-order {got} is too large; any whole number that orders the types will do"),
                 );
-            }
         }
         _ => {}
     }
@@ -759,7 +815,10 @@ fn description(answers: &Answers, values: &Values, rows: &RowFacts, r: &mut Repo
             r.error(
                 ProblemKind::OutOfRange,
                 "/values/slot-count",
-                format!("slot-count is {}{from}; it counts slots, so use a whole number", slots.text),
+                format!(
+                    "slot-count is {}{from}; it counts slots, so use a whole number",
+                    slots.text
+                ),
             );
         } else if has_slots && n_floor(n) < 1 {
             r.error(
@@ -771,7 +830,10 @@ fn description(answers: &Answers, values: &Values, rows: &RowFacts, r: &mut Repo
             r.error(
                 ProblemKind::OutOfRange,
                 "/values/slot-count",
-                format!("slot-count is {}{from}; the most slots a container may have is {MAX_SLOTS}", slots.text),
+                format!(
+                    "slot-count is {}{from}; the most slots a container may have is {MAX_SLOTS}",
+                    slots.text
+                ),
             );
         } else if !has_slots && capacity.is_some() && n_floor(n) != 0 {
             r.warning(
@@ -801,7 +863,10 @@ fn description(answers: &Answers, values: &Values, rows: &RowFacts, r: &mut Repo
             r.warning(
                 ProblemKind::Unused,
                 "/values/size-budget",
-                format!("size-budget is {} but size does not limit this container; use 0", budget.text),
+                format!(
+                    "size-budget is {} but size does not limit this container; use 0",
+                    budget.text
+                ),
             );
         }
         if has_budget
@@ -811,7 +876,10 @@ fn description(answers: &Answers, values: &Values, rows: &RowFacts, r: &mut Repo
             r.error(
                 ProblemKind::Inexact,
                 "/values/size-budget",
-                format!("size-budget {} must have at most six decimals and be no larger than 10^15", budget.text),
+                format!(
+                    "size-budget {} must have at most six decimals and be no larger than 10^15",
+                    budget.text
+                ),
             );
         }
     }

@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{
-    Cause, Contents, ForcedOut, ItemType, Limits, Portion, Shortfall, SlotRules, Stack,
-    TypeTerms, accepts_under, terms_under,
+    Cause, Contents, ForcedOut, ItemType, Limits, Portion, Shortfall, SlotRules, Stack, TypeTerms,
+    accepts_under, terms_under,
 };
 use crate::adoption::MAX_SLOTS;
 use crate::decimal::Decimal;

@@ -328,7 +328,12 @@ impl Contents {
 
     /// The terms for `item`, or why it may not enter at all.
     pub(crate) fn terms(&self, item: &str) -> Result<TypeTerms, Reason> {
-        terms_under(&self.rules, self.slot_rules.as_deref(), self.slots_available(), item)
+        terms_under(
+            &self.rules,
+            self.slot_rules.as_deref(),
+            self.slots_available(),
+            item,
+        )
     }
 
     /// How many slot indices may be used.

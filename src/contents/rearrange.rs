@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Contents, ItemType, Reason, Rearranged, Stack};
+use super::{Contents, ItemType, Rearranged, Reason, Stack};
 
 impl Contents {
     /// Sorts: each type's contents are merged and re-delivered, type by type,
@@ -39,7 +39,15 @@ impl Contents {
         for s in sorted.occupied.clone() {
             sorted.clear_slot(s);
         }
-        sorted.set_slot_len(sorted.fixed_slot_len().max(if sorted.rules.has_slot_limit() { 0 } else { len }));
+        sorted.set_slot_len(
+            sorted
+                .fixed_slot_len()
+                .max(if sorted.rules.has_slot_limit() {
+                    0
+                } else {
+                    len
+                }),
+        );
         sorted.size_used = crate::decimal::Decimal::ZERO;
         for t in &sequence {
             let mut left = totals.get(t).copied().unwrap_or(0);
