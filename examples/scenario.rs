@@ -3,7 +3,12 @@
 //!
 //! ```text
 //! cargo run --example scenario -- FILE.json
+//! cargo run --example scenario -- --ecs FILE.json
 //! ```
+//!
+//! With `--ecs` the steps go through the Bevy plugin in a headless `App`
+//! (requests as messages, one `app.update()` per step) and print the same
+//! lines.
 //!
 //! Exits 0 after printing every step; 2 with a message on stderr when the
 //! scenario file itself is malformed.
@@ -31,7 +36,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let lines = match scenario.run() {
+    let ecs = args.iter().any(|a| a == "--ecs");
+    let lines = match if ecs {
+        scenario.run_ecs()
+    } else {
+        scenario.run()
+    } {
         Ok(l) => l,
         Err(e) => {
             eprintln!("{}: {e}", file.display());

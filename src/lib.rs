@@ -5,6 +5,7 @@
 pub mod adoption;
 pub mod contents;
 pub mod decimal;
+pub mod plugin;
 pub mod rules;
 pub mod scenario;
 
@@ -12,5 +13,9 @@ pub mod scenario;
 pub mod prelude {
     pub use crate::adoption::{Adoption, Report, Tuning};
     pub use crate::contents::{Contents, ItemType, SlotRules};
+    pub use crate::plugin::{
+        Container, ContainerPlugin, ContainerSystems, ContainerTuning, Containers, LoosePickup,
+        OverflowStore,
+    };
     pub use crate::rules::Rules;
 }

@@ -430,3 +430,137 @@ pub fn line(step_no: usize, step: &Step, outcome: &StepOutcome, contents: &Conte
     }
     Value::Object(m)
 }
+
+/// The same scenario through a headless Bevy `App`: each step is written as
+/// a request message, `app.update()` runs the plugin's systems, and the
+/// outcome is read back from the outcome messages.
+pub mod ecs {
+    use bevy::ecs::message::MessageCursor;
+    use bevy::prelude::*;
+    use serde_json::Value;
+
+    use super::{Scenario, Step, StepOutcome, line};
+    use crate::plugin::*;
+
+    struct Cursors {
+        delivered: MessageCursor<ItemsDelivered>,
+        taken: MessageCursor<ItemsTaken>,
+        forced: MessageCursor<ItemsForcedOut>,
+        rearranged: MessageCursor<ContainerRearranged>,
+        unanswered: MessageCursor<RequestUnanswered>,
+    }
+
+    fn read<M: Message + Clone>(world: &World, cursor: &mut MessageCursor<M>) -> Vec<M> {
+        let messages = world.resource::<Messages<M>>();
+        cursor.read(messages).cloned().collect()
+    }
+
+    impl Scenario {
+        /// Runs the scenario through the plugin in a headless `App`.
+        pub fn run_ecs(&self) -> Result<Vec<Value>, String> {
+            self.rules()?;
+            let mut app = App::new();
+            app.add_plugins((
+                MinimalPlugins,
+                AssetPlugin::default(),
+                ContainerPlugin::default(),
+            ));
+            app.insert_resource(ContainerTuning(self.tuning.clone()));
+            let handle = app
+                .world_mut()
+                .resource_mut::<Assets<AdoptionAsset>>()
+                .add(AdoptionAsset::new(self.adoption.clone()));
+            let mut entity = app.world_mut().spawn(Container::new(handle));
+            if let Some(sr) = &self.slot_rules {
+                entity.insert(ContainerSlotRules(
+                    sr.accepts
+                        .iter()
+                        .map(|s| s.iter().cloned().collect())
+                        .collect(),
+                ));
+            }
+            let container = entity.id();
+            app.update();
+            let mut cursors = Cursors {
+                delivered: MessageCursor::default(),
+                taken: MessageCursor::default(),
+                forced: MessageCursor::default(),
+                rearranged: MessageCursor::default(),
+                unanswered: MessageCursor::default(),
+            };
+            let mut lines = Vec::with_capacity(self.steps.len());
+            for (i, step) in self.steps.iter().enumerate() {
+                let world = app.world_mut();
+                match step.clone() {
+                    Step::Deliver { item, amount } => drop(world.write_message(Deliver {
+                        container,
+                        item,
+                        amount,
+                        sender: None,
+                    })),
+                    Step::Take { item, amount, slot } => drop(world.write_message(Take {
+                        container,
+                        item,
+                        amount,
+                        slot,
+                    })),
+                    Step::Resize {
+                        slot_count,
+                        size_budget,
+                    } => drop(world.write_message(Resize {
+                        container,
+                        slot_count,
+                        size_budget,
+                    })),
+                    Step::OwnerGone => drop(world.write_message(EmptyForGoneOwner { container })),
+                    Step::Sort { order } => drop(world.write_message(Sort { container, order })),
+                    Step::Move { from, to, amount } => drop(world.write_message(MoveItems {
+                        container,
+                        from,
+                        to,
+                        amount,
+                    })),
+                };
+                app.update();
+                let world = app.world();
+                let mut outcomes: Vec<StepOutcome> = Vec::new();
+                outcomes.extend(
+                    read(world, &mut cursors.delivered)
+                        .into_iter()
+                        .map(|m| StepOutcome::Delivered(m.outcome)),
+                );
+                outcomes.extend(
+                    read(world, &mut cursors.taken)
+                        .into_iter()
+                        .map(|m| StepOutcome::Taken(m.outcome)),
+                );
+                outcomes.extend(
+                    read(world, &mut cursors.forced)
+                        .into_iter()
+                        .map(|m| StepOutcome::ForcedOut(m.outcome)),
+                );
+                outcomes.extend(
+                    read(world, &mut cursors.rearranged)
+                        .into_iter()
+                        .map(|m| StepOutcome::Rearranged(m.outcome)),
+                );
+                if let Some(u) = read(world, &mut cursors.unanswered).into_iter().next() {
+                    return Err(format!("step {}: {}", i + 1, u.reason));
+                }
+                let [outcome] = <[StepOutcome; 1]>::try_from(outcomes).map_err(|o| {
+                    format!(
+                        "step {}: {} outcome messages for one request",
+                        i + 1,
+                        o.len()
+                    )
+                })?;
+                let contents = world
+                    .get::<ContainerContents>(container)
+                    .and_then(ContainerContents::engine)
+                    .ok_or("the container has no contents")?;
+                lines.push(line(i + 1, step, &outcome, contents));
+            }
+            Ok(lines)
+        }
+    }
+}

@@ -46,6 +46,8 @@ pub enum Reason {
     OverStackLimit,
     /// A partial move onto a stack of another type (only whole stacks swap).
     OtherType,
+    /// The container's adoption is not loaded yet.
+    NotReady,
 }
 
 impl Reason {
@@ -69,6 +71,7 @@ impl Reason {
             Reason::NotEnough => "not-enough",
             Reason::OverStackLimit => "over-stack-limit",
             Reason::OtherType => "other-type",
+            Reason::NotReady => "not-ready",
         }
     }
 }

@@ -1,0 +1,108 @@
+//! The components a game puts on its entities.
+
+use bevy::prelude::*;
+
+use super::asset::AdoptionAsset;
+use crate::contents::{Contents, SlotRules};
+
+/// A container on any entity: attach it with the adoption's handle and the
+/// plugin brings its [`ContainerContents`], filled in once the adoption is
+/// loaded.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::plugin::Container;
+///
+/// fn spawn_backpack(mut commands: Commands, server: Res<AssetServer>) {
+///     commands.spawn((
+///         Container::new(server.load("backpack.adoption.json")),
+///         Transform::default(),
+///     ));
+/// }
+/// # let _ = spawn_backpack;
+/// ```
+#[derive(Component, Reflect, Debug, Clone)]
+#[reflect(Component)]
+#[require(ContainerContents, Transform)]
+pub struct Container {
+    /// The adoption file that governs it.
+    pub adoption: Handle<AdoptionAsset>,
+}
+
+impl Container {
+    /// A container governed by `adoption`.
+    pub fn new(adoption: Handle<AdoptionAsset>) -> Container {
+        Container { adoption }
+    }
+}
+
+/// What a container holds. The engine state sits in `engine` (`None` until
+/// the adoption is loaded); `slots` mirrors it for inspectors and UI.
+#[derive(Component, Reflect, Debug, Clone, Default)]
+#[reflect(Component)]
+pub struct ContainerContents {
+    /// One entry per slot: `None` for empty, or the type and amount. For a
+    /// slotless container, one entry per type held.
+    pub slots: Vec<Option<(String, u32)>>,
+    /// The engine holding the contents.
+    #[reflect(ignore)]
+    pub(crate) engine: Option<Contents>,
+}
+
+impl ContainerContents {
+    /// The engine, once the adoption is loaded.
+    pub fn engine(&self) -> Option<&Contents> {
+        self.engine.as_ref()
+    }
+
+    /// How many of `item` it holds.
+    pub fn count(&self, item: &str) -> u64 {
+        self.engine.as_ref().map_or(0, |e| e.count(item))
+    }
+
+    pub(crate) fn refresh(&mut self) {
+        let Some(e) = &self.engine else {
+            self.slots.clear();
+            return;
+        };
+        self.slots = if e.rules().has_slots() {
+            e.slots()
+                .map(|s| s.map(|s| (s.item.to_string(), s.amount)))
+                .collect()
+        } else {
+            e.holdings()
+                .map(|(k, v)| Some((k.to_string(), v)))
+                .collect()
+        };
+    }
+}
+
+/// The store the game names for this container's `another-store` leftovers
+/// and `moved-to-another-store` forced removals.
+#[derive(Component, Reflect, Debug, Clone, Copy, PartialEq, Eq)]
+#[reflect(Component)]
+pub struct OverflowStore(pub Entity);
+
+/// Under `by-slot`: the types each slot accepts, as the game's prose (the
+/// rows' `slot-rules-declared-in` citation) lists them.
+#[derive(Component, Reflect, Debug, Clone, Default, PartialEq, Eq)]
+#[reflect(Component)]
+pub struct ContainerSlotRules(pub Vec<Vec<String>>);
+
+impl ContainerSlotRules {
+    pub(crate) fn to_rules(&self) -> SlotRules {
+        SlotRules::new(self.0.clone())
+    }
+}
+
+/// Items lying in the world. Picking it up is a delivery whose sender is
+/// this entity.
+#[derive(Component, Reflect, Debug, Clone, PartialEq, Eq)]
+#[reflect(Component)]
+#[require(Transform)]
+pub struct LoosePickup {
+    /// The item type.
+    pub item: String,
+    /// How many.
+    pub amount: u32,
+}
