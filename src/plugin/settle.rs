@@ -309,7 +309,7 @@ impl Containers<'_, '_> {
                     self.drop_beside(container, item, p.amount, &mut ledger)
                 }
                 WhenForcedOut::MovedToAnotherStore => {
-                    self.to_store(container, item, p.amount, &mut vec![container], &mut ledger)
+                    self.send_to_store(container, item, p.amount, &mut vec![container], &mut ledger)
                 }
                 WhenForcedOut::Destroyed => ledger.settled.push(Settled::Destroyed {
                     item: item.to_string(),
@@ -389,7 +389,7 @@ impl Containers<'_, '_> {
             }
             LeftoverDestination::LeftWhereItIs => self.drop_beside(container, item, amount, ledger),
             LeftoverDestination::AnotherStore => {
-                self.to_store(container, item, amount, &mut vec![container], ledger)
+                self.send_to_store(container, item, amount, &mut vec![container], ledger)
             }
             LeftoverDestination::Destroyed => ledger.settled.push(Settled::Destroyed {
                 item: item.to_string(),
@@ -462,7 +462,7 @@ impl Containers<'_, '_> {
     }
 
     /// Delivers to the container's named store, under the store's rules.
-    fn to_store(
+    fn send_to_store(
         &mut self,
         container: Entity,
         item: &str,
@@ -518,7 +518,7 @@ impl Containers<'_, '_> {
         if let Some(l) = &outcome.leftover {
             match l.to {
                 LeftoverDestination::AnotherStore => {
-                    self.to_store(store, item, l.amount, visited, ledger)
+                    self.send_to_store(store, item, l.amount, visited, ledger)
                 }
                 LeftoverDestination::Destroyed => ledger.settled.push(Settled::Destroyed {
                     item: item.to_string(),
