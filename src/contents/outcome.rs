@@ -258,3 +258,101 @@ pub struct Rearranged {
     /// Why nothing changed, when refused.
     pub refused: Option<Reason>,
 }
+
+fn slot_list(landed: &[Landing]) -> String {
+    landed
+        .iter()
+        .map(|l| format!("{} to slot {}", l.amount, l.slot + 1))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Reads like a log line: `25 berries: 20 to slot 1, 5 to slot 2`.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+/// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+/// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+/// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+/// assert_eq!(backpack.deliver("berries", 25).to_string(), "25 berries: 20 to slot 1, 5 to slot 2");
+/// ```
+impl std::fmt::Display for Delivered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.offered, self.item)?;
+        if self.landed.is_empty() {
+            if self.accepted > 0 {
+                write!(f, ": {} accepted", self.accepted)?;
+            }
+        } else {
+            write!(f, ": {}", slot_list(&self.landed))?;
+        }
+        if let Some(r) = &self.refused {
+            write!(f, "; {} refused ({})", r.amount, r.reason)?;
+        }
+        if let Some(l) = &self.leftover {
+            write!(f, "; {} {}", l.amount, l.to.as_str().replace('-', " "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads like a log line: `took 4 berries from slot 2`.
+impl std::fmt::Display for Taken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(r) = self.refused {
+            return write!(f, "take of {} {} refused ({r})", self.asked, self.item);
+        }
+        if self.taken == self.asked {
+            write!(f, "took {} {}", self.taken, self.item)?;
+        } else {
+            write!(
+                f,
+                "took {} of {} {} ({} short)",
+                self.taken, self.asked, self.item, self.shortfall
+            )?;
+        }
+        match self.from.as_slice() {
+            [] => {}
+            [one] => write!(f, " from slot {}", one.slot + 1)?,
+            many => {
+                let parts: Vec<String> = many
+                    .iter()
+                    .map(|l| format!("{} from slot {}", l.amount, l.slot + 1))
+                    .collect();
+                write!(f, ": {}", parts.join(", "))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads like a log line: `axe from slot 7 dropped nearby, axe from slot 3
+/// dropped nearby`, or `refused: 4 slots held by berries, letter`.
+impl std::fmt::Display for ForcedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(short) = &self.refused {
+            return write!(f, "refused: {short} never leave");
+        }
+        if self.portions.is_empty() {
+            return write!(f, "nothing had to leave");
+        }
+        let parts: Vec<String> = self
+            .portions
+            .iter()
+            .map(|p| {
+                let from = p
+                    .slot
+                    .map(|s| format!(" from slot {}", s + 1))
+                    .unwrap_or_default();
+                format!(
+                    "{} {}{from} {}",
+                    p.amount,
+                    p.item,
+                    p.to.as_str().replace('-', " ")
+                )
+            })
+            .collect();
+        write!(f, "{}", parts.join(", "))
+    }
+}

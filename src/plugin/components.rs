@@ -60,6 +60,22 @@ impl ContainerContents {
         self.engine.as_ref().map_or(0, |e| e.count(item))
     }
 
+    /// Updates the mirror for the given slots only (after a delivery or a
+    /// take), so a big container's mirror costs nothing per request.
+    pub(crate) fn refresh_slots(&mut self, touched: impl IntoIterator<Item = u32>) {
+        let Some(e) = &self.engine else { return };
+        if !e.rules().has_slots() {
+            return self.refresh();
+        }
+        let len = e.slot_len();
+        self.slots.resize(len, None);
+        for s in touched {
+            if let Some(entry) = self.slots.get_mut(s as usize) {
+                *entry = e.stack(s).map(|st| (st.item.to_string(), st.amount));
+            }
+        }
+    }
+
     pub(crate) fn refresh(&mut self) {
         let Some(e) = &self.engine else {
             self.slots.clear();

@@ -27,7 +27,7 @@ impl PickupPlacement {
         let k = self.0 % 8;
         self.0 = self.0.wrapping_add(1);
         let angle = k as f32 * std::f32::consts::TAU / 8.0;
-        Vec3::new(48.0 * angle.cos(), 48.0 * angle.sin() - 8.0, 0.0)
+        Vec3::new(60.0 * angle.cos(), 60.0 * angle.sin() - 8.0, 0.0)
     }
 }
 
@@ -120,8 +120,9 @@ impl Containers<'_, '_> {
             .and_then(|(c, _, _)| c.engine())
     }
 
-    /// Runs `op` on `container`'s engine and refreshes its mirror.
-    fn with_engine<R>(
+    /// Runs `op` on `container`'s engine and refreshes its mirror: only the
+    /// slots the outcome names, or all of it when `touched` gives none.
+    fn with_engine<R: Touches>(
         &mut self,
         container: Entity,
         op: impl FnOnce(&mut Contents) -> R,
@@ -133,7 +134,10 @@ impl Containers<'_, '_> {
         let c = &mut *c;
         let engine = c.engine.as_mut().ok_or(NotAnswered::NotReady(container))?;
         let r = op(engine);
-        c.refresh();
+        match r.touched() {
+            Some(slots) => c.refresh_slots(slots),
+            None => c.refresh(),
+        }
         Ok(r)
     }
 
@@ -553,6 +557,35 @@ impl Containers<'_, '_> {
             item: item.to_string(),
             amount,
         });
+    }
+}
+
+/// Which slots an outcome changed, when it knows (`None`: refresh all).
+trait Touches {
+    fn touched(&self) -> Option<Vec<u32>>;
+}
+
+impl Touches for Delivered {
+    fn touched(&self) -> Option<Vec<u32>> {
+        Some(self.landed.iter().map(|l| l.slot).collect())
+    }
+}
+
+impl Touches for Taken {
+    fn touched(&self) -> Option<Vec<u32>> {
+        Some(self.from.iter().map(|l| l.slot).collect())
+    }
+}
+
+impl Touches for ForcedOut {
+    fn touched(&self) -> Option<Vec<u32>> {
+        None
+    }
+}
+
+impl Touches for Rearranged {
+    fn touched(&self) -> Option<Vec<u32>> {
+        self.refused.map(|_| Vec::new())
     }
 }
 

@@ -1,0 +1,371 @@
+//! One day out with the seed backpack: the world, the scripted steps and the
+//! log, shared by the windowed demo, the headless run and the tests.
+
+use bevy::prelude::*;
+use bevy_asset_loader::prelude::*;
+use bevy_container::adoption::Tuning;
+use bevy_container::plugin::*;
+
+/// Where the demo is.
+#[derive(States, Default, Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DemoState {
+    /// bevy_asset_loader is loading the adoption files.
+    #[default]
+    Loading,
+    /// The day is on.
+    Playing,
+    /// An adoption file did not load.
+    Failed,
+}
+
+/// The demo's adoption files.
+#[derive(AssetCollection, Resource)]
+pub struct DemoAdoptions {
+    /// The seed backpack, as exported by the authoring tool.
+    #[asset(path = "backpack.adoption.json")]
+    pub backpack: Handle<AdoptionAsset>,
+    /// The camp stash, sized by the tuning key `stash-slots`.
+    #[asset(path = "stash.adoption.ron")]
+    pub stash: Handle<AdoptionAsset>,
+}
+
+/// The player.
+#[derive(Component)]
+pub struct Player;
+
+/// The player's backpack (it follows the player).
+#[derive(Component)]
+pub struct Backpack;
+
+/// The camp stash.
+#[derive(Component)]
+pub struct Stash;
+
+/// One step of the scripted day.
+#[derive(Clone, Copy, Debug)]
+pub enum Step {
+    /// Walk to the pickup spawned `n`th and pick it up.
+    PickUp(usize),
+    /// Eat berries from a slot (0-based).
+    Eat { slot: u32, amount: u32 },
+    /// The strap tears: the backpack keeps this many slots.
+    Tear(u32),
+    /// Sort the backpack.
+    Sort,
+    /// Set the tuning key `stash-slots`.
+    TuneStash(u32),
+}
+
+/// The scripted day, in order.
+pub const DAY: [Step; 15] = [
+    Step::PickUp(0),
+    Step::PickUp(1),
+    Step::PickUp(2),
+    Step::Eat { slot: 1, amount: 4 },
+    Step::PickUp(3),
+    Step::PickUp(4),
+    Step::PickUp(5),
+    Step::Eat {
+        slot: 0,
+        amount: 30,
+    },
+    Step::Tear(7),
+    Step::Tear(4),
+    Step::Sort,
+    Step::Tear(2),
+    Step::TuneStash(2),
+    Step::PickUp(6),
+    Step::Sort,
+];
+
+/// Where the pickups of the day lie at dawn: item, amount, position.
+pub const PICKUPS: [(&str, u32, Vec2); 7] = [
+    ("berries", 25, Vec2::new(-520.0, 230.0)),
+    ("axe", 1, Vec2::new(-430.0, -20.0)),
+    ("letter", 1, Vec2::new(-300.0, 250.0)),
+    ("berries", 10, Vec2::new(-200.0, 60.0)),
+    ("flint", 2, Vec2::new(-80.0, 200.0)),
+    ("axe", 1, Vec2::new(30.0, -10.0)),
+    ("berries", 400, Vec2::new(-330.0, 110.0)),
+];
+
+/// The log panel's lines, oldest first.
+#[derive(Resource, Default, Debug)]
+pub struct DemoLog {
+    /// Every line so far.
+    pub lines: Vec<String>,
+    /// What the last action was, to introduce its outcome.
+    pub context: String,
+}
+
+impl DemoLog {
+    /// Adds a line (and prints it when `echo` is set).
+    pub fn push(&mut self, line: String, echo: bool) {
+        if echo {
+            println!("{line}");
+        }
+        self.lines.push(line);
+    }
+}
+
+/// The scripted day's progress.
+#[derive(Resource, Debug)]
+pub struct Script {
+    /// Frames between steps (0: one step per frame).
+    pub pace: u32,
+    /// The next step.
+    pub next: usize,
+    /// Frames until the next step.
+    pub wait: u32,
+    /// Whether the script runs at all (off: the player plays).
+    pub running: bool,
+    /// Print log lines to stdout.
+    pub echo: bool,
+}
+
+impl Script {
+    /// Whether every step has run.
+    pub fn done(&self) -> bool {
+        self.next >= DAY.len()
+    }
+}
+
+/// The day's pickups, by their place in [`PICKUPS`].
+#[derive(Resource, Default, Debug)]
+pub struct DayPickups(pub Vec<Entity>);
+
+/// The world of the day and its scripted steps.
+pub struct DayPlugin {
+    /// Frames between scripted steps.
+    pub pace: u32,
+    /// Whether the script runs.
+    pub scripted: bool,
+    /// Print log lines to stdout.
+    pub echo: bool,
+}
+
+impl Plugin for DayPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(ContainerTuning(Tuning::default().with("stash-slots", 6.0)))
+            .init_resource::<DemoLog>()
+            .init_resource::<DayPickups>()
+            .insert_resource(Script {
+                pace: self.pace,
+                next: 0,
+                wait: self.pace,
+                running: self.scripted,
+                echo: self.echo,
+            })
+            .init_state::<DemoState>()
+            .add_loading_state(
+                LoadingState::new(DemoState::Loading)
+                    .continue_to_state(DemoState::Playing)
+                    .on_failure_continue_to_state(DemoState::Failed)
+                    .load_collection::<DemoAdoptions>(),
+            )
+            .add_systems(OnEnter(DemoState::Playing), setup_day)
+            .add_systems(
+                OnEnter(DemoState::Failed),
+                |mut exit: MessageWriter<AppExit>| {
+                    eprintln!("an adoption file did not load; see the log above");
+                    exit.write(AppExit::error());
+                },
+            )
+            .add_systems(
+                Update,
+                (
+                    (run_script, follow_player)
+                        .chain()
+                        .before(ContainerSystems::Requests),
+                    write_log.after(ContainerSystems::Requests),
+                )
+                    .run_if(in_state(DemoState::Playing)),
+            );
+    }
+}
+
+fn setup_day(
+    mut commands: Commands,
+    adoptions: Res<DemoAdoptions>,
+    mut pickups: ResMut<DayPickups>,
+    mut deliver: MessageWriter<Deliver>,
+) {
+    commands.spawn((
+        Player,
+        Name::new("player"),
+        Transform::from_xyz(-400.0, 0.0, 1.0),
+    ));
+    commands.spawn((
+        Backpack,
+        Name::new("backpack"),
+        Container::new(adoptions.backpack.clone()),
+        Transform::from_xyz(-400.0, 0.0, 0.0),
+    ));
+    let stash = commands
+        .spawn((
+            Stash,
+            Name::new("stash"),
+            Container::new(adoptions.stash.clone()),
+            Transform::from_xyz(120.0, 170.0, 0.0),
+        ))
+        .id();
+    for item in ["ore", "ore", "gem"] {
+        deliver.write(Deliver {
+            container: stash,
+            item: item.into(),
+            amount: 12,
+            sender: None,
+        });
+    }
+    pickups.0 = PICKUPS
+        .iter()
+        .map(|(item, amount, at)| {
+            commands
+                .spawn((
+                    Name::new(format!("{amount} {item}")),
+                    LoosePickup {
+                        item: (*item).into(),
+                        amount: *amount,
+                    },
+                    Transform::from_translation(at.extend(0.0)),
+                ))
+                .id()
+        })
+        .collect();
+}
+
+fn follow_player(
+    player: Single<&Transform, With<Player>>,
+    mut backpack: Single<&mut Transform, (With<Backpack>, Without<Player>)>,
+) {
+    backpack.translation = player.translation.with_z(0.0);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_script(
+    mut script: ResMut<Script>,
+    mut log: ResMut<DemoLog>,
+    pickups: Res<DayPickups>,
+    backpack: Single<(Entity, &ContainerContents), With<Backpack>>,
+    stash: Single<&ContainerContents, With<Stash>>,
+    mut player: Single<&mut Transform, With<Player>>,
+    places: Query<&Transform, (With<LoosePickup>, Without<Player>)>,
+    mut tuning: ResMut<ContainerTuning>,
+    mut requests: (
+        MessageWriter<PickUp>,
+        MessageWriter<Take>,
+        MessageWriter<Resize>,
+        MessageWriter<Sort>,
+    ),
+) {
+    let (bag, contents) = *backpack;
+    if !script.running || script.done() || contents.engine().is_none() || stash.engine().is_none() {
+        return;
+    }
+    if script.wait > 0 {
+        script.wait -= 1;
+        return;
+    }
+    script.wait = script.pace;
+    let step = DAY[script.next];
+    script.next += 1;
+    let echo = script.echo;
+    match step {
+        Step::PickUp(n) => {
+            let pickup = pickups.0[n];
+            if let Ok(at) = places.get(pickup) {
+                player.translation = at.translation.with_z(1.0);
+            }
+            log.context = "picked up".into();
+            requests.0.write(PickUp {
+                container: bag,
+                pickup,
+            });
+        }
+        Step::Eat { slot, amount } => {
+            log.context = format!("ate from slot {}", slot + 1);
+            requests.1.write(Take {
+                container: bag,
+                item: "berries".into(),
+                amount,
+                slot: Some(slot),
+            });
+        }
+        Step::Tear(slots) => {
+            log.context = format!("strap torn to {slots} slots");
+            requests.2.write(Resize {
+                container: bag,
+                slot_count: Some(slots),
+                size_budget: None,
+            });
+        }
+        Step::Sort => {
+            log.context = "sorted".into();
+            requests.3.write(Sort {
+                container: bag,
+                order: Vec::new(),
+            });
+        }
+        Step::TuneStash(slots) => {
+            log.context = format!("tuning: stash-slots = {slots}");
+            log.push(format!("tuning key stash-slots set to {slots}"), echo);
+            tuning.set("stash-slots", f64::from(slots));
+        }
+    }
+}
+
+/// Turns outcome messages into log lines.
+pub fn write_log(
+    mut log: ResMut<DemoLog>,
+    script: Res<Script>,
+    names: Query<&Name>,
+    mut delivered: MessageReader<ItemsDelivered>,
+    mut taken: MessageReader<ItemsTaken>,
+    mut forced: MessageReader<ItemsForcedOut>,
+    mut rearranged: MessageReader<ContainerRearranged>,
+) {
+    let name = |e: Entity| {
+        names
+            .get(e)
+            .map_or_else(|_| e.to_string(), |n| n.to_string())
+    };
+    let echo = script.echo;
+    for d in delivered.read() {
+        let line = format!("{}: {}", name(d.container), d.outcome);
+        log.push(line, echo);
+    }
+    for t in taken.read() {
+        let line = format!("{}: {}", name(t.container), t.outcome);
+        log.push(line, echo);
+    }
+    for f in forced.read() {
+        let line = match &f.outcome.refused {
+            Some(short) => format!(
+                "{}: forced removal refused: {short} never leave",
+                name(f.container)
+            ),
+            None => format!("{}: {}", name(f.container), f.outcome),
+        };
+        let context = log.context.clone();
+        log.push(format!("{context}: {line}"), echo);
+    }
+    for r in rearranged.read() {
+        let line = match r.outcome.refused {
+            Some(reason) => format!("{}: refused ({reason})", name(r.container)),
+            None => format!("{}: sorted", name(r.container)),
+        };
+        log.push(line, echo);
+    }
+}
+
+/// The backpack's slots as a table.
+pub fn slot_table(contents: &ContainerContents) -> String {
+    let mut out = String::from("slot  item      amount\n");
+    for (i, s) in contents.slots.iter().enumerate() {
+        match s {
+            Some((item, n)) => out.push_str(&format!("{:<5} {:<9} {n}\n", i + 1, item)),
+            None => out.push_str(&format!("{:<5} -\n", i + 1)),
+        }
+    }
+    out
+}

@@ -1,0 +1,80 @@
+//! The demo's scripted day, headless: the same plugins and script the
+//! windowed demo runs, checked by its final slot table and its log.
+
+#[path = "../examples/demo/day.rs"]
+#[allow(dead_code)]
+mod day;
+
+use bevy::prelude::*;
+use bevy::state::app::StatesPlugin;
+use bevy_container::plugin::*;
+use day::*;
+
+#[test]
+fn the_scripted_day_ends_with_the_expected_backpack() {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").into(),
+            ..default()
+        },
+        StatesPlugin,
+        ContainerPlugin::default(),
+    ))
+    .add_plugins(DayPlugin {
+        pace: 0,
+        scripted: true,
+        echo: false,
+    });
+    let mut frames = 0;
+    while !app.world().resource::<Script>().done() {
+        app.update();
+        frames += 1;
+        assert!(frames < 5000, "the day did not finish");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    app.update();
+    let mut q = app
+        .world_mut()
+        .query_filtered::<&ContainerContents, With<Backpack>>();
+    let backpack = q.single(app.world()).unwrap();
+    assert_eq!(
+        slot_table(backpack),
+        "slot  item      amount\n\
+         1     berries   20\n\
+         2     letter    1\n\
+         3     flint     1\n\
+         4     flint     1\n"
+    );
+    let log = &app.world().resource::<DemoLog>().lines;
+    let has = |s: &str| log.iter().any(|l| l.contains(s));
+    assert!(
+        has("backpack: 25 berries: 20 to slot 1, 5 to slot 2"),
+        "{log:#?}"
+    );
+    assert!(
+        has(
+            "strap torn to 4 slots: backpack: 1 axe from slot 7 dropped nearby, 1 axe from slot 3 dropped nearby"
+        ),
+        "{log:#?}"
+    );
+    assert!(has("forced removal refused"), "{log:#?}");
+    assert!(
+        has("400 berries: 9 to slot 1; 391 left where it is"),
+        "{log:#?}"
+    );
+    assert!(
+        has("stash: "),
+        "the tuning change forced the stash: {log:#?}"
+    );
+    // the 391 berries and the two axes lie on the ground
+    let mut p = app.world_mut().query::<&LoosePickup>();
+    let ground: u32 = p
+        .iter(app.world())
+        .filter(|p| p.item == "berries")
+        .map(|p| p.amount)
+        .sum();
+    assert_eq!(ground, 391);
+    assert_eq!(p.iter(app.world()).filter(|p| p.item == "axe").count(), 2);
+}
