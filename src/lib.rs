@@ -5,6 +5,7 @@
 pub mod adoption;
 pub mod contents;
 pub mod decimal;
+mod hash;
 pub mod plugin;
 pub mod rules;
 pub mod scenario;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::adoption::{self, Adoption, Context, Report, Tuning, ValueSource};
 use crate::decimal::Decimal;
+use crate::hash::FxHashMap;
 
 macro_rules! answer_enum {
     ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
@@ -188,7 +189,7 @@ pub struct Rules {
     /// Listed types in row order.
     pub rows: Vec<TypeRule>,
     /// Type to index in `rows`.
-    pub index: BTreeMap<String, usize>,
+    index: FxHashMap<String, usize>,
     /// Value name to the tuning key it was resolved from.
     pub tuned: BTreeMap<String, String>,
 }

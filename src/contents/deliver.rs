@@ -139,7 +139,7 @@ impl Contents {
                         return plan;
                     }
                 }
-                for &s in self.free.range(..available) {
+                for s in self.occ.frees(available) {
                     if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
                         return plan;
                     }
@@ -152,7 +152,7 @@ impl Contents {
             }
             FillOrder::FirstSlotThatFits => {
                 let mut own = self.slots_of(item).peekable();
-                let mut free = self.free.range(..available).copied().peekable();
+                let mut free = self.occ.frees(available).peekable();
                 loop {
                     let next = match (own.peek(), free.peek()) {
                         (Some(&a), Some(&b)) if a < b => own.next(),
@@ -173,8 +173,8 @@ impl Contents {
                 }
             }
             FillOrder::Append => {
-                let start = match self.occupied.last() {
-                    Some(&last) => {
+                let start = match self.occ.last_occupied() {
+                    Some(last) => {
                         if take(last, room(last), &mut plan) {
                             return plan;
                         }

@@ -114,9 +114,9 @@ impl Contents {
 
         // 1. The contents as pieces under the new terms.
         let olds: Vec<(Option<u32>, &Stack)> = self
-            .occupied
-            .iter()
-            .filter_map(|&s| self.stack(s).map(|st| (Some(s), st)))
+            .occ
+            .occupied()
+            .filter_map(|s| self.stack(s).map(|st| (Some(s), st)))
             .chain(self.holdings.values().map(|st| (None, st)))
             .collect();
         let mut pieces: Vec<Piece> = Vec::new();
@@ -297,6 +297,26 @@ impl Contents {
                 }
             }
         }
+        // A slotless holding is one amount per type: refuse rather than
+        // saturate when merged stacks would pass u32::MAX.
+        if !has_slots {
+            let mut sums: std::collections::BTreeMap<&ItemType, u64> = Default::default();
+            for (i, p) in pieces.iter().enumerate() {
+                if !gone[i] {
+                    *sums.entry(&p.stack.item).or_default() += u64::from(p.stack.amount);
+                }
+            }
+            if let Some((item, _)) = sums.iter().find(|(_, n)| **n > u64::from(u32::MAX)) {
+                return refused(
+                    cause,
+                    Shortfall {
+                        slots: 0,
+                        size: Decimal::ZERO,
+                        held_by: vec![(*item).clone()],
+                    },
+                );
+            }
+        }
         // 5. Apply.
         let portions = removed
             .iter()
@@ -315,8 +335,7 @@ impl Contents {
         self.limits = target.limits;
         self.slot_rules = target.slot_rules;
         self.slots.clear();
-        self.free.clear();
-        self.occupied.clear();
+        self.occ = Default::default();
         self.by_type.clear();
         self.holdings.clear();
         self.size_used = Decimal::ZERO;
@@ -346,7 +365,7 @@ impl Contents {
                         amount: 0,
                         ..p.stack.clone()
                     });
-                entry.amount = entry.amount.saturating_add(p.stack.amount);
+                entry.amount += p.stack.amount;
             }
         }
         ForcedOut {

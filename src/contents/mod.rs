@@ -31,12 +31,13 @@
 
 mod deliver;
 mod forced;
+mod occupancy;
 mod outcome;
 mod rearrange;
 mod take;
 
 use std::borrow::Borrow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -49,6 +50,7 @@ pub use outcome::{
 
 use crate::adoption::MAX_SLOTS;
 use crate::decimal::Decimal;
+use crate::hash::FxHashMap;
 use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
 
 /// An item type's id (kebab-case), cheap to clone.
@@ -183,9 +185,8 @@ pub struct Contents {
     slot_rules: Option<Arc<SlotRules>>,
     slots: Vec<Option<Stack>>,
     holdings: BTreeMap<ItemType, Stack>,
-    by_type: HashMap<ItemType, BTreeSet<u32>>,
-    free: BTreeSet<u32>,
-    occupied: BTreeSet<u32>,
+    by_type: FxHashMap<ItemType, Vec<u32>>,
+    occ: occupancy::Occupancy,
     size_used: Decimal,
     counter: u64,
 }
@@ -203,9 +204,8 @@ impl Contents {
             slot_rules: None,
             slots: Vec::new(),
             holdings: BTreeMap::new(),
-            by_type: HashMap::new(),
-            free: BTreeSet::new(),
-            occupied: BTreeSet::new(),
+            by_type: FxHashMap::default(),
+            occ: occupancy::Occupancy::default(),
             size_used: Decimal::ZERO,
             counter: 0,
         };
@@ -245,7 +245,7 @@ impl Contents {
         if self.rules.has_slot_limit() {
             self.slots.len()
         } else {
-            self.occupied.last().map_or(0, |&l| l as usize + 1)
+            self.occ.last_occupied().map_or(0, |l| l as usize + 1)
         }
     }
 
@@ -298,7 +298,7 @@ impl Contents {
 
     /// Whether nothing is held.
     pub fn is_empty(&self) -> bool {
-        self.occupied.is_empty() && self.holdings.is_empty()
+        self.occ.is_empty() && self.holdings.is_empty()
     }
 
     // ---- internals shared by the operations ----
@@ -313,17 +313,9 @@ impl Contents {
 
     /// Grows or shrinks the slot vector (only empty slots may be cut).
     fn set_slot_len(&mut self, len: usize) {
-        let old = self.slots.len();
-        if len > old {
-            self.slots.resize(len, None);
-            self.free.extend(old as u32..len as u32);
-        } else {
-            for s in len..old {
-                debug_assert!(self.slots[s].is_none());
-                self.free.remove(&(s as u32));
-            }
-            self.slots.truncate(len);
-        }
+        debug_assert!(self.slots.iter().skip(len).all(Option::is_none));
+        self.slots.resize(len, None);
+        self.occ.resize(len as u32);
     }
 
     /// The terms for `item`, or why it may not enter at all.
@@ -376,9 +368,8 @@ impl Contents {
                     began: counter,
                     last_received: counter,
                 });
-                self.free.remove(&slot);
-                self.occupied.insert(slot);
-                self.by_type.entry(item.clone()).or_default().insert(slot);
+                self.occ.set(slot);
+                insert_sorted(self.by_type.entry(item.clone()).or_default(), slot);
             }
         }
         self.size_used = self.size_used.plus(size.times(amount));
@@ -402,10 +393,11 @@ impl Contents {
     /// Empties `slot` without touching the size total; returns its stack.
     fn clear_slot(&mut self, slot: u32) -> Option<Stack> {
         let stack = self.slots.get_mut(slot as usize)?.take()?;
-        self.occupied.remove(&slot);
-        self.free.insert(slot);
+        self.occ.clear(slot);
         if let Some(set) = self.by_type.get_mut(stack.item.as_str()) {
-            set.remove(&slot);
+            if let Ok(i) = set.binary_search(&slot) {
+                set.remove(i);
+            }
             if set.is_empty() {
                 self.by_type.remove(stack.item.as_str());
             }
@@ -419,12 +411,8 @@ impl Contents {
         if s >= self.slots.len() {
             self.set_slot_len(s + 1);
         }
-        self.free.remove(&slot);
-        self.occupied.insert(slot);
-        self.by_type
-            .entry(stack.item.clone())
-            .or_default()
-            .insert(slot);
+        self.occ.set(slot);
+        insert_sorted(self.by_type.entry(stack.item.clone()).or_default(), slot);
         self.slots[s] = Some(stack);
     }
 
@@ -442,6 +430,12 @@ impl Contents {
     /// The slots holding `item`, ascending.
     fn slots_of(&self, item: &str) -> impl DoubleEndedIterator<Item = u32> + '_ {
         self.by_type.get(item).into_iter().flatten().copied()
+    }
+}
+
+fn insert_sorted(list: &mut Vec<u32>, slot: u32) {
+    if let Err(i) = list.binary_search(&slot) {
+        list.insert(i, slot);
     }
 }
 

@@ -11,7 +11,7 @@ impl Contents {
     /// nothing, when the re-delivery would not fit. A slotless container's
     /// sort changes nothing.
     pub fn sort(&mut self, order: &[&str]) -> Rearranged {
-        if !self.rules.has_slots() || self.occupied.is_empty() {
+        if !self.rules.has_slots() || self.occ.is_empty() {
             return Rearranged { refused: None };
         }
         let totals: BTreeMap<ItemType, u64> = self.totals();
@@ -36,7 +36,7 @@ impl Contents {
         }
         let mut sorted = self.clone();
         let len = sorted.slots.len();
-        for s in sorted.occupied.clone() {
+        for s in sorted.occ.occupied().collect::<Vec<_>>() {
             sorted.clear_slot(s);
         }
         sorted.set_slot_len(
