@@ -15,7 +15,7 @@ impl Occupancy {
         self.words.resize((len as usize).div_ceil(64), 0);
         if len < self.len
             && let Some(last) = self.words.last_mut()
-            && len % 64 != 0
+            && !len.is_multiple_of(64)
         {
             *last &= (1u64 << (len % 64)) - 1;
         }
