@@ -6,6 +6,7 @@ pub mod adoption;
 pub mod contents;
 pub mod decimal;
 mod hash;
+pub mod occurrences;
 pub mod plugin;
 pub mod rules;
 pub mod scenario;
