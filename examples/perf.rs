@@ -165,6 +165,26 @@ fn day(types: usize, ops: usize, seed: u64, max: u64) -> Vec<Op> {
         .collect()
 }
 
+/// The fastest of `rounds` runs of `run` on a fresh `setup()`; the setup
+/// is not timed.
+fn best_of<T, R>(
+    rounds: usize,
+    mut setup: impl FnMut() -> T,
+    mut run: impl FnMut(T) -> R,
+) -> Duration {
+    (0..rounds)
+        .map(|_| {
+            let input = setup();
+            let t = Instant::now();
+            let out = run(input);
+            let took = t.elapsed();
+            drop(black_box(out));
+            took
+        })
+        .min()
+        .unwrap_or_default()
+}
+
 /// The fastest of `rounds` runs of `f`.
 fn best(rounds: usize, mut f: impl FnMut()) -> Duration {
     (0..rounds)
@@ -227,34 +247,40 @@ fn engine_vs_baseline(
         base0.deliver(n, 1);
     }
     let rounds = 7;
-    let e = best(rounds, || {
-        let mut c = engine0.clone();
-        for op in ops {
-            match *op {
-                Op::Deliver(t, a) => {
-                    black_box(c.deliver(&names[t], a));
-                }
-                Op::Take(t, a) => {
-                    black_box(c.take(&names[t], a));
-                }
-            }
-        }
-        black_box(&c);
-    });
-    let b = best(rounds, || {
-        let mut c = base0.clone();
-        for op in ops {
-            match *op {
-                Op::Deliver(t, a) => {
-                    black_box(c.deliver(&names[t], a));
-                }
-                Op::Take(t, a) => {
-                    black_box(c.take(&names[t], a));
+    let e = best_of(
+        rounds,
+        || engine0.clone(),
+        |mut c| {
+            for op in ops {
+                match *op {
+                    Op::Deliver(t, a) => {
+                        black_box(c.deliver(&names[t], a));
+                    }
+                    Op::Take(t, a) => {
+                        black_box(c.take(&names[t], a));
+                    }
                 }
             }
-        }
-        black_box(&c);
-    });
+            c
+        },
+    );
+    let b = best_of(
+        rounds,
+        || base0.clone(),
+        |mut c| {
+            for op in ops {
+                match *op {
+                    Op::Deliver(t, a) => {
+                        black_box(c.deliver(&names[t], a));
+                    }
+                    Op::Take(t, a) => {
+                        black_box(c.take(&names[t], a));
+                    }
+                }
+            }
+            c
+        },
+    );
     let n = ops.len() as f64;
     (e.as_nanos() as f64 / n, b.as_nanos() as f64 / n)
 }
@@ -297,22 +323,28 @@ fn main() {
         full.deliver(name, limit);
         i += 1;
     }
-    let shrink = best(7, || {
-        let mut c = full.clone();
-        let out = c.resize(Some(5_000), None);
-        assert!(out.refused.is_none());
-        black_box(out);
-    });
+    let shrink = best_of(
+        7,
+        || full.clone(),
+        |mut c| {
+            let out = c.resize(Some(5_000), None);
+            assert!(out.refused.is_none());
+            (c, out)
+        },
+    );
     let stacks: Vec<(u32, u32)> = full
         .slots()
         .flatten()
         .map(|s| (s.amount, s.item.as_str().len() as u32))
         .collect();
-    let sort = best(7, || {
-        let mut v = stacks.clone();
-        v.sort_unstable();
-        black_box(v);
-    });
+    let sort = best_of(
+        7,
+        || stacks.clone(),
+        |mut v| {
+            v.sort_unstable();
+            v
+        },
+    );
     println!(
         "time forced-removal-10k {:.3} ms",
         shrink.as_secs_f64() * 1e3

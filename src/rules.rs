@@ -201,18 +201,30 @@ impl Rules {
     pub fn compile(adoption: &Adoption, tuning: &Tuning) -> Result<Rules, Report> {
         // Validate the parts that matter, with the tuning resolved. The
         // embedded contract text was checked when the file was read.
-        let mut bare = adoption.clone();
-        bare.contract_text.clear();
-        let value = serde_json::to_value(&bare).map_err(|e| {
-            let mut r = Report::default();
-            r.error(adoption::ProblemKind::WrongType, "", e.to_string());
-            r
-        })?;
+        let part = |v: Result<serde_json::Value, serde_json::Error>| v.unwrap_or_default();
+        let mut value = serde_json::Map::new();
+        value.insert("contract".into(), adoption.contract.clone().into());
+        value.insert("version".into(), adoption.version.into());
+        value.insert(
+            "answers".into(),
+            part(serde_json::to_value(&adoption.answers)),
+        );
+        value.insert(
+            "values".into(),
+            part(serde_json::to_value(&adoption.values)),
+        );
+        value.insert("rows".into(), part(serde_json::to_value(&adoption.rows)));
+        if !adoption.verification.is_empty() {
+            value.insert(
+                "verification".into(),
+                part(serde_json::to_value(&adoption.verification)),
+            );
+        }
         let cx = Context {
             tuning: Some(tuning),
             prose: None,
         };
-        let (report, _) = adoption::validate(&value, cx);
+        let report = adoption::validate::problems(&serde_json::Value::Object(value), cx);
         if report.has_errors() {
             return Err(report);
         }

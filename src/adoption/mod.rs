@@ -26,7 +26,7 @@ mod model;
 mod report;
 pub mod source;
 mod tuning;
-mod validate;
+pub(crate) mod validate;
 
 pub use model::{Adoption, ItemRow, ValueSource, Verification};
 pub use report::{Problem, ProblemKind, Report, Severity};
@@ -46,7 +46,7 @@ pub fn read(bytes: &[u8], format: Format, cx: Context<'_>) -> Result<Adoption, R
 /// (errors and warnings) and the adoption when there are no errors.
 pub fn check(bytes: &[u8], format: Format, cx: Context<'_>) -> (Report, Option<Adoption>) {
     match source::parse(bytes, format) {
-        Ok(value) => validate(&value, cx),
+        Ok(value) => validate::validate_owned(value, cx),
         Err(report) => (report, None),
     }
 }

@@ -58,6 +58,24 @@ pub const TEST_NAMES: [&str; 10] = [
 /// Validates a parsed adoption tree and, when it has no errors, returns the
 /// model too. Every problem is in the report.
 pub fn validate(root: &Value, cx: Context<'_>) -> (Report, Option<Adoption>) {
+    let report = problems(root, cx);
+    if report.has_errors() {
+        return (report, None);
+    }
+    into_model(root.clone(), report)
+}
+
+/// [`validate`] for a tree the caller gives up: no copy is made.
+pub(crate) fn validate_owned(root: Value, cx: Context<'_>) -> (Report, Option<Adoption>) {
+    let report = problems(&root, cx);
+    if report.has_errors() {
+        return (report, None);
+    }
+    into_model(root, report)
+}
+
+/// Every problem in a parsed adoption tree.
+pub(crate) fn problems(root: &Value, cx: Context<'_>) -> Report {
     let c = contract::container_1();
     let mut r = Report::default();
     let Some(obj) = root.as_object() else {
@@ -66,7 +84,7 @@ pub fn validate(root: &Value, cx: Context<'_>) -> (Report, Option<Adoption>) {
             "",
             "an adoption file is one object with contract, version, answers, values and rows",
         );
-        return (r, None);
+        return r;
     };
     top_level(obj, c, &mut r);
     let answers = answers(obj.get("answers"), c, &mut r);
@@ -75,11 +93,13 @@ pub fn validate(root: &Value, cx: Context<'_>) -> (Report, Option<Adoption>) {
     let rows = rows(obj.get("rows"), c, &answers, cx, &mut r);
     description(&answers, &values, &rows, &mut r);
     verification(obj.get("verification"), cx, &mut r);
+    r
+}
 
-    if r.has_errors() {
+fn into_model(root: Value, mut r: Report) -> (Report, Option<Adoption>) {
+    let Value::Object(mut known) = root else {
         return (r, None);
-    }
-    let mut known = obj.clone();
+    };
     known.retain(|k, _| {
         TOP_LEVEL.contains(&k.as_str()) || contract::TEXT_FIELDS.contains(&k.as_str())
     });

@@ -25,10 +25,13 @@ struct Piece {
     old_slot: Option<u32>,
     /// The first piece of its old stack (the one that may keep the slot).
     first: bool,
-    terms: Option<TypeTerms>,
-    /// `(forced-out order, row)` and destination, for movable types.
-    leaves: Option<((i64, usize), WhenForcedOut)>,
+    /// Its type's terms, an index into the reshape's table of [`Kind`]s.
+    kind: usize,
 }
+
+/// A type's terms under the new rules (`None`: it may not stay), and
+/// `(forced-out order, row)` with its destination when it is movable.
+type Kind = (Option<TypeTerms>, Option<((i64, usize), WhenForcedOut)>);
 
 /// The terms a reshape lays the contents out under.
 struct Target {
@@ -119,9 +122,18 @@ impl Contents {
             .filter_map(|s| self.stack(s).map(|st| (Some(s), st)))
             .chain(self.holdings.values().map(|st| (None, st)))
             .collect();
-        let mut pieces: Vec<Piece> = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::with_capacity(olds.len());
+        let mut kinds: Vec<Kind> = Vec::new();
+        let mut known: crate::hash::FxHashMap<&str, usize> = Default::default();
         for (old_slot, st) in olds {
-            let terms = terms_under(new_rules, sr, available, st.item.as_str()).ok();
+            let kind = *known.entry(st.item.as_str()).or_insert_with(|| {
+                kinds.push((
+                    terms_under(new_rules, sr, available, st.item.as_str()).ok(),
+                    leaves_of(st.item.as_str()),
+                ));
+                kinds.len() - 1
+            });
+            let terms = kinds[kind].0;
             let limit = match (&terms, has_slots) {
                 (Some(t), true) => t.limit.max(1),
                 _ => st.amount,
@@ -137,8 +149,7 @@ impl Contents {
                     },
                     old_slot,
                     first,
-                    terms,
-                    leaves: leaves_of(st.item.as_str()),
+                    kind,
                 });
                 first = false;
                 left -= n;
@@ -150,10 +161,10 @@ impl Contents {
         let mut stuck: BTreeSet<ItemType> = BTreeSet::new();
         let mut stuck_slots = 0u64;
         let must: Vec<usize> = (0..pieces.len())
-            .filter(|&i| everything || pieces[i].terms.is_none())
+            .filter(|&i| everything || kinds[pieces[i].kind].0.is_none())
             .collect();
         for &i in &must {
-            if pieces[i].leaves.is_none() {
+            if kinds[pieces[i].kind].1.is_none() {
                 stuck.insert(pieces[i].stack.item.clone());
                 stuck_slots += 1;
             }
@@ -168,12 +179,12 @@ impl Contents {
                 },
             );
         }
-        for i in in_leaving_order(&pieces, must) {
+        for i in in_leaving_order(&pieces, &kinds, must) {
             removed.push((i, pieces[i].stack.amount));
             gone[i] = true;
         }
         // 3. Only what is needed leaves for slots and budget.
-        let size_of = |p: &Piece| p.terms.map_or(Decimal::ZERO, |t| t.size);
+        let size_of = |p: &Piece| kinds[p.kind].0.map_or(Decimal::ZERO, |t| t.size);
         let kept: Vec<usize> = (0..pieces.len()).filter(|&i| !gone[i]).collect();
         let mut need_slots: u64 = if has_slots {
             (kept.len() as u64).saturating_sub(u64::from(available))
@@ -192,9 +203,9 @@ impl Contents {
         let movable: Vec<usize> = kept
             .iter()
             .copied()
-            .filter(|&i| pieces[i].leaves.is_some())
+            .filter(|&i| kinds[pieces[i].kind].1.is_some())
             .collect();
-        for i in in_leaving_order(&pieces, movable) {
+        for i in in_leaving_order(&pieces, &kinds, movable) {
             if need_slots == 0 && need_size.is_zero() {
                 break;
             }
@@ -216,7 +227,7 @@ impl Contents {
         }
         if need_slots > 0 || !need_size.is_zero() {
             let held_by: BTreeSet<ItemType> = (0..pieces.len())
-                .filter(|&i| !gone[i] && pieces[i].leaves.is_none())
+                .filter(|&i| !gone[i] && kinds[pieces[i].kind].1.is_none())
                 .map(|i| pieces[i].stack.item.clone())
                 .collect();
             return refused(
@@ -236,7 +247,7 @@ impl Contents {
         // 4. Lay out what stays.
         let mut placed: Vec<(u32, usize)> = Vec::new();
         if has_slots {
-            let mut taken: BTreeSet<u32> = BTreeSet::new();
+            let mut taken = Taken::default();
             let stay: Vec<usize> = (0..pieces.len()).filter(|&i| !gone[i]).collect();
             let mut movers = Vec::new();
             for &i in &stay {
@@ -244,7 +255,7 @@ impl Contents {
                 let keeps = p.first
                     && p.old_slot.is_some_and(|s| {
                         s < available
-                            && p.terms.is_some_and(|t| {
+                            && kinds[p.kind].0.is_some_and(|t| {
                                 accepts_under(new_rules, sr, s, p.stack.item.as_str(), &t)
                             })
                     });
@@ -259,15 +270,13 @@ impl Contents {
             let mut cursor = 0u32;
             for i in movers {
                 let p = &pieces[i];
-                let Some(t) = p.terms else { continue };
+                let Some(t) = kinds[p.kind].0 else { continue };
                 let mut s = cursor;
                 let slot = loop {
                     if s >= available {
                         break None;
                     }
-                    if !taken.contains(&s)
-                        && accepts_under(new_rules, sr, s, p.stack.item.as_str(), &t)
-                    {
+                    if !taken.has(s) && accepts_under(new_rules, sr, s, p.stack.item.as_str(), &t) {
                         break Some(s);
                     }
                     s += 1;
@@ -280,7 +289,7 @@ impl Contents {
                             cursor = s + 1;
                         }
                     }
-                    None if p.leaves.is_some() => {
+                    None if kinds[p.kind].1.is_some() => {
                         removed.push((i, p.stack.amount));
                         gone[i] = true;
                     }
@@ -322,7 +331,7 @@ impl Contents {
             .iter()
             .filter_map(|&(i, k)| {
                 let p = &pieces[i];
-                p.leaves.map(|(_, to)| Portion {
+                kinds[p.kind].1.map(|(_, to)| Portion {
                     item: p.stack.item.clone(),
                     amount: k,
                     slot: p.old_slot,
@@ -377,18 +386,37 @@ impl Contents {
 }
 
 /// Movable pieces in the order they leave: types by forced-out order, and
-/// within a type from the last slot backwards.
-fn in_leaving_order(pieces: &[Piece], mut which: Vec<usize>) -> Vec<usize> {
-    which.sort_by_key(|&i| {
-        let p = &pieces[i];
-        let order = p.leaves.map_or((i64::MAX, usize::MAX), |(o, _)| o);
-        (
-            order,
-            p.stack.item.clone(),
-            std::cmp::Reverse((p.old_slot.map_or(u64::MAX, u64::from), i)),
-        )
-    });
-    which
+/// within a type from the last slot backwards. Pieces are built in slot
+/// order, so a higher index is a later slot (or a later piece of a split).
+fn in_leaving_order(pieces: &[Piece], kinds: &[Kind], which: Vec<usize>) -> Vec<usize> {
+    let mut keyed: Vec<((i64, usize), usize)> = which
+        .into_iter()
+        .map(|i| {
+            let order = kinds[pieces[i].kind]
+                .1
+                .map_or((i64::MAX, usize::MAX), |(o, _)| o);
+            (order, i)
+        })
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Slots given out while laying out what stays.
+#[derive(Default)]
+struct Taken(Vec<bool>);
+
+impl Taken {
+    fn insert(&mut self, s: u32) {
+        let s = s as usize;
+        if s >= self.0.len() {
+            self.0.resize(s + 1, false);
+        }
+        self.0[s] = true;
+    }
+    fn has(&self, s: u32) -> bool {
+        self.0.get(s as usize).copied().unwrap_or(false)
+    }
 }
 
 fn refused(cause: Cause, short: Shortfall) -> ForcedOut {

@@ -369,7 +369,7 @@ impl Contents {
                     last_received: counter,
                 });
                 self.occ.set(slot);
-                insert_sorted(self.by_type.entry(item.clone()).or_default(), slot);
+                self.index_slot(item, slot);
             }
         }
         self.size_used = self.size_used.plus(size.times(amount));
@@ -412,8 +412,18 @@ impl Contents {
             self.set_slot_len(s + 1);
         }
         self.occ.set(slot);
-        insert_sorted(self.by_type.entry(stack.item.clone()).or_default(), slot);
+        self.index_slot(&stack.item, slot);
         self.slots[s] = Some(stack);
+    }
+
+    /// Adds `slot` to `item`'s slot list (cloning the id only for a new type).
+    fn index_slot(&mut self, item: &ItemType, slot: u32) {
+        match self.by_type.get_mut(item.as_str()) {
+            Some(list) => insert_sorted(list, slot),
+            None => {
+                self.by_type.insert(item.clone(), vec![slot]);
+            }
+        }
     }
 
     /// The shared id for `item`: the one already held, or a new one.
