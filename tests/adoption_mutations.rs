@@ -2,28 +2,16 @@
 //! types, deletions, deep nesting, huge numbers): reading never panics and
 //! always ends in a report, and whatever reads clean compiles and runs.
 
+mod common;
+
+use common::Rng;
+
 use std::sync::Arc;
 
 use bevy_container::adoption::{self, Context, Format, Tuning};
 use bevy_container::contents::Contents;
 use bevy_container::rules::Rules;
 use serde_json::{Value, json};
-
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn seed_bytes() -> Vec<u8> {
     std::fs::read(concat!(
