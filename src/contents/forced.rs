@@ -50,12 +50,92 @@ impl Contents {
             slot_count: slot_count.unwrap_or(self.limits.slot_count),
             size_budget: size_budget.unwrap_or(self.limits.size_budget),
         };
+        if let Some(out) = self.shrink_in_place(limits) {
+            return out;
+        }
         let target = Target {
             rules: self.rules.clone(),
             limits,
             slot_rules: self.slot_rules.clone(),
         };
         self.reshape(Cause::Shrink, target)
+    }
+
+    /// The common shrink, done in place: same rules, slots only, no slot
+    /// rules or reserved slots, nothing over the budget. Whole stacks leave
+    /// in forced-out order, last slot first, and stacks past the new end
+    /// move to the first free slots in old-slot order: what [`Self::reshape`]
+    /// does, without laying out the stacks that stay. `None` when the case
+    /// is not that simple or too few can leave (the general path decides).
+    fn shrink_in_place(&mut self, limits: Limits) -> Option<ForcedOut> {
+        let rules = self.rules.clone();
+        let simple = rules.has_slot_limit()
+            && !rules.has_budget()
+            && rules.restriction != crate::rules::TypeRestriction::BySlot
+            && rules.fill != crate::rules::FillOrder::NotApplicable
+            && limits.size_budget == self.limits.size_budget;
+        if !simple {
+            return None;
+        }
+        let new_len = limits.slot_count;
+        let held = self.occ.count() as u64;
+        let mut need = held.saturating_sub(u64::from(new_len));
+        // plan the removals first, so a refusal changes nothing
+        let mut leaving: Vec<u32> = Vec::new();
+        for row in rules.forced_out_sequence() {
+            if need == 0 {
+                break;
+            }
+            let Some(slots) = self.by_type.get(row.id.as_str()) else {
+                continue;
+            };
+            for &s in slots.iter().rev() {
+                if need == 0 {
+                    break;
+                }
+                leaving.push(s);
+                need -= 1;
+            }
+        }
+        if need > 0 {
+            return None;
+        }
+        let mut portions = Vec::with_capacity(leaving.len());
+        for s in leaving {
+            if let Some(stack) = self.clear_slot(s) {
+                let to = rules
+                    .row(stack.item.as_str())
+                    .map_or(WhenForcedOut::Never, |r| r.when_forced_out);
+                portions.push(Portion {
+                    item: stack.item,
+                    amount: stack.amount,
+                    slot: Some(s),
+                    to,
+                });
+            }
+        }
+        let movers: Vec<u32> = self.occ.occupied_from(new_len).collect();
+        let mut next = 0;
+        for old in movers {
+            let Some(stack) = self.clear_slot(old) else {
+                continue;
+            };
+            // `need == 0` left no more stacks than slots, so a free slot is
+            // always found; were it not, the stack goes back where it was.
+            let Some(slot) = self.occ.next_free(next, new_len) else {
+                self.put_stack(old, stack);
+                continue;
+            };
+            next = slot + 1;
+            self.put_stack(slot, stack);
+        }
+        self.limits = limits;
+        self.set_slot_len(new_len as usize);
+        Some(ForcedOut {
+            cause: Cause::Shrink,
+            portions,
+            refused: None,
+        })
     }
 
     /// The owner is gone: everything must leave, by each row's forced-out
@@ -424,5 +504,81 @@ fn refused(cause: Cause, short: Shortfall) -> ForcedOut {
         cause,
         portions: Vec::new(),
         refused: Some(short),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adoption::{self, Context};
+    use crate::rules::Rules;
+
+    fn chest(rows: usize) -> Arc<Rules> {
+        let items: Vec<serde_json::Value> = (0..rows)
+            .map(|i| {
+                let forced = if i % 4 == 3 { "never" } else { "dropped-nearby" };
+                let mut r = serde_json::json!({"id": format!("t{i}"), "stack-limit": 1 + i % 3, "when-forced-out": forced});
+                if forced != "never" {
+                    r["forced-out-order"] = serde_json::json!((i * 7) % 13 + 20 * i);
+                }
+                r
+            })
+            .collect();
+        let v = serde_json::json!({"contract": "container", "version": 1,
+            "answers": {"capacity-limit": "slot-count", "partial-acceptance": "fill-what-fits",
+                "leftover-destination": "destroyed", "fill-order": "first-slot-that-fits",
+                "draw-order": "first-in-order", "type-restriction": "any-item"},
+            "values": {"slot-count": 40, "size-budget": 0}, "rows": {"items": items}});
+        let a = adoption::validate(&v, Context::default()).1.expect("valid");
+        Arc::new(Rules::compile(&a, &crate::adoption::Tuning::default()).expect("compiles"))
+    }
+
+    fn view(c: &Contents) -> Vec<Option<(String, u32, u64, u64)>> {
+        c.slots()
+            .map(|s| s.map(|s| (s.item.to_string(), s.amount, s.began, s.last_received)))
+            .collect()
+    }
+
+    /// The in-place shrink gives exactly what the general reshape gives.
+    #[test]
+    fn shrinking_in_place_matches_the_general_reshape() {
+        let mut seed = 0x5EEDu64;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut compared = 0;
+        for _ in 0..400 {
+            let rules = chest(8);
+            let mut c = Contents::new(rules.clone());
+            for _ in 0..next(60) {
+                let t = format!("t{}", next(9));
+                if next(3) == 0 {
+                    c.take(&t, next(3) as u32 + 1);
+                } else {
+                    c.deliver(&t, next(4) as u32 + 1);
+                }
+            }
+            let slots = next(45) as u32;
+            let mut fast = c.clone();
+            let mut general = c.clone();
+            let a = fast.resize(Some(slots), None);
+            let target = Target {
+                rules: general.rules.clone(),
+                limits: Limits {
+                    slot_count: slots,
+                    size_budget: general.limits.size_budget,
+                },
+                slot_rules: None,
+            };
+            let b = general.reshape(Cause::Shrink, target);
+            assert_eq!(a, b, "outcome for {slots} slots");
+            assert_eq!(view(&fast), view(&general), "contents for {slots} slots");
+            assert_eq!(fast.limits(), general.limits());
+            compared += usize::from(a.refused.is_none() && !a.portions.is_empty());
+        }
+        assert!(compared > 50, "only {compared} shrinks forced items out");
     }
 }

@@ -313,7 +313,8 @@ impl Contents {
 
     /// Grows or shrinks the slot vector (only empty slots may be cut).
     fn set_slot_len(&mut self, len: usize) {
-        debug_assert!(self.slots.iter().skip(len).all(Option::is_none));
+        // never cut a slot that holds a stack
+        let len = len.max(self.occ.last_occupied().map_or(0, |l| l as usize + 1));
         self.slots.resize(len, None);
         self.occ.resize(len as u32);
     }

@@ -43,6 +43,16 @@ impl Occupancy {
         }
     }
 
+    /// How many slots are occupied.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Occupied slots at or after `from`, ascending.
+    pub fn occupied_from(&self, from: u32) -> impl Iterator<Item = u32> + '_ {
+        self.occupied().skip_while(move |&s| s < from)
+    }
+
     /// Whether no slot is occupied.
     pub fn is_empty(&self) -> bool {
         self.count == 0

@@ -70,8 +70,13 @@ impl ContainerContents {
         let len = e.slot_len();
         self.slots.resize(len, None);
         for s in touched {
-            if let Some(entry) = self.slots.get_mut(s as usize) {
-                *entry = e.stack(s).map(|st| (st.item.to_string(), st.amount));
+            let Some(entry) = self.slots.get_mut(s as usize) else {
+                continue;
+            };
+            match (entry.as_mut(), e.stack(s)) {
+                // same type: only the amount changed, no new string
+                (Some((item, n)), Some(st)) if item.as_str() == st.item.as_str() => *n = st.amount,
+                (_, st) => *entry = st.map(|st| (st.item.to_string(), st.amount)),
             }
         }
     }
