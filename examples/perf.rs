@@ -229,6 +229,47 @@ fn seed_rules() -> (Rules, Vec<u8>) {
     (Rules::compile(&a, &Tuning::default()).unwrap(), bytes)
 }
 
+/// What a day of mixed requests needs from a container.
+trait Holder: Clone {
+    fn put(&mut self, item: &str, amount: u32);
+    fn draw(&mut self, item: &str, amount: u32);
+}
+
+impl Holder for Contents {
+    fn put(&mut self, item: &str, amount: u32) {
+        black_box(self.deliver(item, amount));
+    }
+    fn draw(&mut self, item: &str, amount: u32) {
+        black_box(self.take(item, amount));
+    }
+}
+
+impl Holder for Baseline {
+    fn put(&mut self, item: &str, amount: u32) {
+        black_box(self.deliver(item, amount));
+    }
+    fn draw(&mut self, item: &str, amount: u32) {
+        black_box(self.take(item, amount));
+    }
+}
+
+/// The best of 7 runs of `ops` on a fresh copy of `start`.
+fn run_day<H: Holder>(start: &H, names: &[String], ops: &[Op]) -> Duration {
+    best_of(
+        7,
+        || start.clone(),
+        |mut c| {
+            for op in ops {
+                match *op {
+                    Op::Deliver(t, a) => c.put(&names[t], a),
+                    Op::Take(t, a) => c.draw(&names[t], a),
+                }
+            }
+            c
+        },
+    )
+}
+
 /// Runs a day on the engine and on the baseline; returns (engine, baseline)
 /// time per op in nanoseconds.
 fn engine_vs_baseline(
@@ -246,41 +287,8 @@ fn engine_vs_baseline(
         engine0.deliver(n, 1);
         base0.deliver(n, 1);
     }
-    let rounds = 7;
-    let e = best_of(
-        rounds,
-        || engine0.clone(),
-        |mut c| {
-            for op in ops {
-                match *op {
-                    Op::Deliver(t, a) => {
-                        black_box(c.deliver(&names[t], a));
-                    }
-                    Op::Take(t, a) => {
-                        black_box(c.take(&names[t], a));
-                    }
-                }
-            }
-            c
-        },
-    );
-    let b = best_of(
-        rounds,
-        || base0.clone(),
-        |mut c| {
-            for op in ops {
-                match *op {
-                    Op::Deliver(t, a) => {
-                        black_box(c.deliver(&names[t], a));
-                    }
-                    Op::Take(t, a) => {
-                        black_box(c.take(&names[t], a));
-                    }
-                }
-            }
-            c
-        },
-    );
+    let e = run_day(&engine0, names, ops);
+    let b = run_day(&base0, names, ops);
     let n = ops.len() as f64;
     (e.as_nanos() as f64 / n, b.as_nanos() as f64 / n)
 }

@@ -1,6 +1,8 @@
 //! The demo's scripted day, headless: the same plugins and script the
 //! windowed demo runs, checked by its final slot table and its log.
 
+mod common;
+
 #[path = "../examples/demo/day.rs"]
 #[allow(dead_code)]
 mod day;
@@ -15,10 +17,7 @@ fn the_scripted_day_ends_with_the_expected_backpack() {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
-        AssetPlugin {
-            file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").into(),
-            ..default()
-        },
+        common::crate_assets(),
         StatesPlugin,
         ContainerPlugin::default(),
     ))

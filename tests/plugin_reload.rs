@@ -15,14 +15,7 @@ use common::*;
 
 fn disk_app() -> App {
     let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        AssetPlugin {
-            file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").into(),
-            ..default()
-        },
-        ContainerPlugin::default(),
-    ));
+    app.add_plugins((MinimalPlugins, crate_assets(), ContainerPlugin::default()));
     app.init_resource::<Seen>();
     app
 }
@@ -133,34 +126,12 @@ fn set_slot_count(app: &mut App, handle: &Handle<AdoptionAsset>, n: f64) {
 fn a_reload_that_shrinks_forces_items_out() {
     let mut app = app();
     let (bag, handle) = spawn(&mut app, seed(), Vec3::ZERO);
-    send(
-        &mut app,
-        Deliver {
-            container: bag,
-            item: "axe".into(),
-            amount: 3,
-            sender: None,
-        },
-    );
-    send(
-        &mut app,
-        Deliver {
-            container: bag,
-            item: "berries".into(),
-            amount: 20,
-            sender: None,
-        },
-    );
+    deliver(&mut app, bag, "axe", 3, None);
+    deliver(&mut app, bag, "berries", 20, None);
     set_slot_count(&mut app, &handle, 2.0);
     app.update();
     app.update();
-    let forced = app
-        .world()
-        .resource::<Seen>()
-        .forced
-        .last()
-        .cloned()
-        .expect("a forced removal");
+    let forced = last_forced(&app);
     assert_eq!(forced.outcome.cause, Cause::RulesChanged);
     assert_eq!(forced.outcome.portions.len(), 2);
     assert_eq!(
@@ -174,25 +145,11 @@ fn a_reload_that_shrinks_forces_items_out() {
 fn a_reload_that_cannot_be_met_is_refused_and_the_old_rules_stay() {
     let mut app = app();
     let (bag, handle) = spawn(&mut app, seed(), Vec3::ZERO);
-    send(
-        &mut app,
-        Deliver {
-            container: bag,
-            item: "berries".into(),
-            amount: 60,
-            sender: None,
-        },
-    );
+    deliver(&mut app, bag, "berries", 60, None);
     set_slot_count(&mut app, &handle, 2.0);
     app.update();
     app.update();
-    let forced = app
-        .world()
-        .resource::<Seen>()
-        .forced
-        .last()
-        .cloned()
-        .expect("a forced removal");
+    let forced = last_forced(&app);
     assert!(forced.outcome.refused.is_some());
     assert_eq!(slots(&app, bag).len(), 12, "old capacity stays");
     assert!(pickups(&mut app).is_empty());
@@ -230,15 +187,7 @@ fn a_tuning_change_resizes_and_a_removed_key_is_reported() {
     ));
     let (bag, _) = spawn(&mut app, adoption, Vec3::ZERO);
     assert_eq!(slots(&app, bag).len(), 6);
-    send(
-        &mut app,
-        Deliver {
-            container: bag,
-            item: "axe".into(),
-            amount: 4,
-            sender: None,
-        },
-    );
+    deliver(&mut app, bag, "axe", 4, None);
     app.world_mut()
         .resource_mut::<ContainerTuning>()
         .set("backpack-slots", 3.0);

@@ -18,30 +18,6 @@ fn arrows(leftover: &str, slots: u32) -> bevy_container::adoption::Adoption {
     ))
 }
 
-fn deliver(
-    app: &mut App,
-    container: Entity,
-    item: &str,
-    amount: u32,
-    sender: Option<Entity>,
-) -> ItemsDelivered {
-    send(
-        app,
-        Deliver {
-            container,
-            item: item.into(),
-            amount,
-            sender,
-        },
-    );
-    app.world()
-        .resource::<Seen>()
-        .delivered
-        .last()
-        .cloned()
-        .expect("one outcome")
-}
-
 #[test]
 fn left_where_it_is_becomes_a_pickup_beside_the_container() {
     let mut app = app();
@@ -284,13 +260,7 @@ fn a_torn_strap_drops_axes_and_moves_purses_to_the_store() {
             size_budget: None,
         },
     );
-    let forced = app
-        .world()
-        .resource::<Seen>()
-        .forced
-        .last()
-        .cloned()
-        .unwrap();
+    let forced = last_forced(&app);
     assert_eq!(forced.outcome.portions.len(), 3);
     assert_eq!(pickups(&mut app).iter().map(|p| p.1.amount).sum::<u32>(), 2);
     assert_eq!(

@@ -1,6 +1,7 @@
 //! One day out with the seed backpack: the world, the scripted steps and the
 //! log, shared by the windowed demo, the headless run and the tests.
 
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy_asset_loader::prelude::*;
 use bevy_container::adoption::Tuning;
@@ -241,22 +242,14 @@ fn follow_player(
     backpack.translation = player.translation.with_z(0.0);
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_script(
     mut script: ResMut<Script>,
-    mut log: ResMut<DemoLog>,
     pickups: Res<DayPickups>,
     backpack: Single<(Entity, &ContainerContents), With<Backpack>>,
     stash: Single<&ContainerContents, With<Stash>>,
     mut player: Single<&mut Transform, With<Player>>,
     places: Query<&Transform, (With<LoosePickup>, Without<Player>)>,
-    mut tuning: ResMut<ContainerTuning>,
-    mut requests: (
-        MessageWriter<PickUp>,
-        MessageWriter<Take>,
-        MessageWriter<Resize>,
-        MessageWriter<Sort>,
-    ),
+    mut acts: Acts,
 ) {
     let (bag, contents) = *backpack;
     if !script.running || script.done() || contents.engine().is_none() || stash.engine().is_none() {
@@ -276,41 +269,83 @@ fn run_script(
             if let Ok(at) = places.get(pickup) {
                 player.translation = at.translation.with_z(1.0);
             }
-            log.context = "picked up".into();
-            requests.0.write(PickUp {
-                container: bag,
-                pickup,
-            });
+            acts.pick_up(bag, pickup);
         }
-        Step::Eat { slot, amount } => {
-            log.context = format!("ate from slot {}", slot + 1);
-            requests.1.write(Take {
-                container: bag,
-                item: "berries".into(),
-                amount,
-                slot: Some(slot),
-            });
-        }
-        Step::Tear(slots) => {
-            log.context = format!("strap torn to {slots} slots");
-            requests.2.write(Resize {
-                container: bag,
-                slot_count: Some(slots),
-                size_budget: None,
-            });
-        }
-        Step::Sort => {
-            log.context = "sorted".into();
-            requests.3.write(Sort {
-                container: bag,
-                order: Vec::new(),
-            });
-        }
-        Step::TuneStash(slots) => {
-            log.context = format!("tuning: stash-slots = {slots}");
-            log.push(format!("tuning key stash-slots set to {slots}"), echo);
-            tuning.set("stash-slots", f64::from(slots));
-        }
+        Step::Eat { slot, amount } => acts.eat(bag, slot, amount),
+        Step::Tear(slots) => acts.tear(bag, slots),
+        Step::Sort => acts.sort(bag),
+        Step::TuneStash(slots) => acts.tune_stash(slots, echo),
+    }
+}
+
+/// What the player (or the script) can do, each written as a request and
+/// introduced in the log.
+#[derive(SystemParam)]
+pub struct Acts<'w> {
+    log: ResMut<'w, DemoLog>,
+    tuning: ResMut<'w, ContainerTuning>,
+    pick_ups: MessageWriter<'w, PickUp>,
+    takes: MessageWriter<'w, Take>,
+    resizes: MessageWriter<'w, Resize>,
+    sorts: MessageWriter<'w, Sort>,
+}
+
+impl Acts<'_> {
+    /// Picks up a loose pickup into the bag.
+    pub fn pick_up(&mut self, bag: Entity, pickup: Entity) {
+        self.log.context = "picked up".into();
+        self.pick_ups.write(PickUp {
+            container: bag,
+            pickup,
+        });
+    }
+
+    /// Eats berries from a slot.
+    pub fn eat(&mut self, bag: Entity, slot: u32, amount: u32) {
+        self.log.context = format!("ate from slot {}", slot + 1);
+        self.takes.write(Take {
+            container: bag,
+            item: "berries".into(),
+            amount,
+            slot: Some(slot),
+        });
+    }
+
+    /// The strap tears: the bag keeps `slots` slots.
+    pub fn tear(&mut self, bag: Entity, slots: u32) {
+        self.log.context = format!("strap torn to {slots} slots");
+        self.resizes.write(Resize {
+            container: bag,
+            slot_count: Some(slots),
+            size_budget: None,
+        });
+    }
+
+    /// Sorts the bag.
+    pub fn sort(&mut self, bag: Entity) {
+        self.log.context = "sorted".into();
+        self.sorts.write(Sort {
+            container: bag,
+            order: Vec::new(),
+        });
+    }
+
+    /// Sets the tuning key `stash-slots`.
+    pub fn tune_stash(&mut self, slots: u32, echo: bool) {
+        self.log.context = format!("tuning: stash-slots = {slots}");
+        self.log
+            .push(format!("tuning key stash-slots set to {slots}"), echo);
+        self.tuning.set("stash-slots", f64::from(slots));
+    }
+
+    /// Adds a line to the log.
+    pub fn say(&mut self, line: &str) {
+        self.log.push(line.into(), false);
+    }
+
+    /// The stash's slot count from the tuning.
+    pub fn stash_slots(&self) -> u32 {
+        self.tuning.get("stash-slots").map_or(6, |f| f as u32)
     }
 }
 

@@ -300,17 +300,10 @@ fn play(
     time: Res<Time>,
     script: Res<Script>,
     mut selected: ResMut<Selected>,
-    mut log: ResMut<DemoLog>,
     mut player: Single<&mut Transform, With<Player>>,
     backpack: Single<(Entity, &ContainerContents), With<Backpack>>,
     pickups: PickupPlaces,
-    mut tuning: ResMut<ContainerTuning>,
-    mut requests: (
-        MessageWriter<PickUp>,
-        MessageWriter<Take>,
-        MessageWriter<Resize>,
-        MessageWriter<Sort>,
-    ),
+    mut acts: Acts,
 ) {
     if script.running && !script.done() {
         return;
@@ -352,46 +345,23 @@ fn play(
             .filter(|(_, d)| *d < 70.0)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         match nearest {
-            Some((pickup, _)) => {
-                log.context = "picked up".into();
-                requests.0.write(PickUp {
-                    container: bag,
-                    pickup,
-                });
-            }
-            None => log.push("nothing within reach: walk closer to an item".into(), false),
+            Some((pickup, _)) => acts.pick_up(bag, pickup),
+            None => acts.say("nothing within reach: walk closer to an item"),
         }
     }
     if keys.just_pressed(KeyCode::KeyF) {
-        requests.1.write(Take {
-            container: bag,
-            item: "berries".into(),
-            amount: 1,
-            slot: Some(selected.0),
-        });
+        acts.eat(bag, selected.0, 1);
     }
     if keys.just_pressed(KeyCode::KeyT) {
         let now = contents.engine().map_or(12, |e| e.limits().slot_count);
-        let slots = now.saturating_sub(3).max(1);
-        log.context = format!("strap torn to {slots} slots");
-        requests.2.write(Resize {
-            container: bag,
-            slot_count: Some(slots),
-            size_budget: None,
-        });
+        acts.tear(bag, now.saturating_sub(3).max(1));
     }
     if keys.just_pressed(KeyCode::KeyO) {
-        requests.3.write(Sort {
-            container: bag,
-            order: Vec::new(),
-        });
+        acts.sort(bag);
     }
     if keys.just_pressed(KeyCode::KeyK) {
-        let now = tuning.get("stash-slots").unwrap_or(6.0);
-        let slots = (now - 1.0).max(1.0);
-        log.context = format!("tuning: stash-slots = {slots}");
-        log.push(format!("tuning key stash-slots set to {slots}"), false);
-        tuning.set("stash-slots", slots);
+        let slots = acts.stash_slots().saturating_sub(1).max(1);
+        acts.tune_stash(slots, false);
     }
 }
 

@@ -142,3 +142,46 @@ impl Rng {
         (self.next() % n.max(1) as u64) as usize
     }
 }
+
+/// Sends a delivery, runs a frame, and returns its outcome.
+pub fn deliver(
+    app: &mut App,
+    container: Entity,
+    item: &str,
+    amount: u32,
+    sender: Option<Entity>,
+) -> ItemsDelivered {
+    send(
+        app,
+        Deliver {
+            container,
+            item: item.into(),
+            amount,
+            sender,
+        },
+    );
+    app.world()
+        .resource::<Seen>()
+        .delivered
+        .last()
+        .cloned()
+        .expect("one outcome")
+}
+
+/// The last forced removal seen.
+pub fn last_forced(app: &App) -> ItemsForcedOut {
+    app.world()
+        .resource::<Seen>()
+        .forced
+        .last()
+        .cloned()
+        .expect("a forced removal")
+}
+
+/// The asset plugin reading this crate's `assets/` folder.
+pub fn crate_assets() -> AssetPlugin {
+    AssetPlugin {
+        file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").into(),
+        ..default()
+    }
+}
