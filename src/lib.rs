@@ -3,6 +3,7 @@
 #![warn(missing_docs)]
 
 pub mod adoption;
+pub mod audit;
 pub mod contents;
 pub mod decimal;
 mod hash;
