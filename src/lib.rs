@@ -10,6 +10,7 @@ mod hash;
 pub mod occurrences;
 pub mod plugin;
 pub mod rules;
+pub mod save;
 pub mod scenario;
 
 /// The types most games need.

@@ -1,6 +1,9 @@
 //! Reading JSON and RON text into one tree, with line and column on syntax
 //! errors and limits on size and depth.
 
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use super::report::{ProblemKind, Report};
@@ -60,25 +63,22 @@ pub fn parse(bytes: &[u8], format: Format) -> Result<Value, Report> {
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     match format {
-        Format::Json => match serde_json::from_str::<Value>(text) {
-            Ok(v) => Ok(v),
-            Err(e) => {
-                let msg = e.to_string();
-                let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-                report.syntax(e.line(), e.column(), format!("malformed JSON: {msg}"));
-                Err(report)
+        Format::Json => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            match Strict::deserialize(&mut de).and_then(|v| de.end().map(|()| v.0)) {
+                Ok(v) => Ok(v),
+                Err(e) => {
+                    let msg = e.to_string();
+                    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+                    report.syntax(e.line(), e.column(), format!("malformed JSON: {msg}"));
+                    Err(report)
+                }
             }
-        },
+        }
         Format::Ron => {
             let options = ron::Options::default().with_recursion_limit(MAX_DEPTH);
-            match options.from_str::<ron::Value>(text) {
-                Ok(v) => match from_ron(v, 0) {
-                    Ok(v) => Ok(v),
-                    Err(msg) => {
-                        report.error(ProblemKind::WrongType, "", msg);
-                        Err(report)
-                    }
-                },
+            match options.from_str::<Strict>(text) {
+                Ok(v) => Ok(v.0),
                 Err(e) => {
                     report.syntax(
                         e.span.start.line,
@@ -99,58 +99,107 @@ fn line_col(bytes: &[u8], at: usize) -> (usize, usize) {
     (line, column)
 }
 
-fn from_ron(v: ron::Value, depth: usize) -> Result<Value, String> {
-    if depth > MAX_DEPTH {
-        return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+/// A tree read strictly: a key given twice in one object, a number that is
+/// NaN, infinite or past 64 bits, and a map key that is not text are errors
+/// (serde_json alone keeps the last of duplicate keys without a word).
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Strict, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
     }
-    Ok(match v {
-        ron::Value::Bool(b) => Value::Bool(b),
-        ron::Value::Char(c) => Value::String(c.to_string()),
-        ron::Value::String(s) => Value::String(s),
-        ron::Value::Unit => Value::Null,
-        ron::Value::Option(None) => Value::Null,
-        ron::Value::Option(Some(inner)) => from_ron(*inner, depth + 1)?,
-        ron::Value::Bytes(b) => Value::Array(b.into_iter().map(Value::from).collect()),
-        ron::Value::Seq(items) => Value::Array(
-            items
-                .into_iter()
-                .map(|i| from_ron(i, depth + 1))
-                .collect::<Result<_, _>>()?,
-        ),
-        ron::Value::Map(map) => {
-            let mut out = Map::new();
-            for (k, v) in map {
-                let key = match k {
-                    ron::Value::String(s) => s,
-                    ron::Value::Char(c) => c.to_string(),
-                    other => {
-                        return Err(format!(
-                            "a map key must be a string or a field name, found {other:?}"
-                        ));
-                    }
-                };
-                out.insert(key, from_ron(v, depth + 1)?);
-            }
-            Value::Object(out)
+}
+
+struct StrictVisitor;
+
+fn finite<E: de::Error>(f: f64) -> Result<Value, E> {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(|| E::custom("a number is NaN or infinite; use a finite number"))
+}
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value")
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Value, E> {
+        match (i64::try_from(v), u64::try_from(v)) {
+            (Ok(i), _) => Ok(Value::from(i)),
+            (_, Ok(u)) => Ok(Value::from(u)),
+            _ => Err(E::custom(
+                "a number is past 64 bits; no value here is that large",
+            )),
         }
-        ron::Value::Number(n) => {
-            use ron::value::Number as N;
-            let number = match n {
-                N::I8(i) => Number::from(i),
-                N::I16(i) => Number::from(i),
-                N::I32(i) => Number::from(i),
-                N::I64(i) => Number::from(i),
-                N::U8(i) => Number::from(i),
-                N::U16(i) => Number::from(i),
-                N::U32(i) => Number::from(i),
-                N::U64(i) => Number::from(i),
-                N::F32(f) => Number::from_f64(f64::from(f.get()))
-                    .ok_or("a number is NaN or infinite; use a finite number")?,
-                N::F64(f) => Number::from_f64(f.get())
-                    .ok_or("a number is NaN or infinite; use a finite number")?,
-                _ => return Err("a number is out of range".into()),
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Value, E> {
+        u64::try_from(v)
+            .map(Value::from)
+            .map_err(|_| E::custom("a number is past 64 bits; no value here is that large"))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        finite(v)
+    }
+    fn visit_char<E: de::Error>(self, v: char) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Array(v.iter().map(|&b| Value::from(b)).collect()))
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(StrictVisitor)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(Strict(key)) = map.next_key()? {
+            let key = match key {
+                Value::String(s) => s,
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "a map key must be text or a field name, found {other}"
+                    )));
+                }
             };
-            Value::Number(number)
+            let Strict(value) = map.next_value()?;
+            if out.contains_key(&key) {
+                return Err(de::Error::custom(format!(
+                    "the key \"{key}\" is given twice in one object; keep one"
+                )));
+            }
+            out.insert(key, value);
         }
-    })
+        Ok(Value::Object(out))
+    }
 }

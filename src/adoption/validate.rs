@@ -127,7 +127,7 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-fn is_kebab(s: &str) -> bool {
+pub(crate) fn is_kebab(s: &str) -> bool {
     !s.is_empty()
         && s.split('-').all(|part| {
             !part.is_empty()

@@ -34,10 +34,13 @@ struct Piece {
 type Kind = (Option<TypeTerms>, Option<((i64, usize), WhenForcedOut)>);
 
 /// The terms a reshape lays the contents out under.
-struct Target {
-    rules: Arc<Rules>,
-    limits: Limits,
-    slot_rules: Option<Arc<SlotRules>>,
+pub(super) struct Target {
+    pub(super) rules: Arc<Rules>,
+    pub(super) limits: Limits,
+    pub(super) slot_rules: Option<Arc<SlotRules>>,
+    /// Forced-out rules of types neither rule set lists, as a save recorded
+    /// them: (type, destination, forced-out order).
+    pub(super) earlier: Vec<(String, WhenForcedOut, Option<i64>)>,
 }
 
 impl Contents {
@@ -57,6 +60,7 @@ impl Contents {
             rules: self.rules.clone(),
             limits,
             slot_rules: self.slot_rules.clone(),
+            earlier: Vec::new(),
         };
         self.reshape(Cause::Shrink, target)
     }
@@ -145,6 +149,7 @@ impl Contents {
             rules: self.rules.clone(),
             limits: self.limits,
             slot_rules: self.slot_rules.clone(),
+            earlier: Vec::new(),
         };
         self.reshape(Cause::OwnerGone, target)
     }
@@ -160,6 +165,7 @@ impl Contents {
             },
             rules,
             slot_rules: self.slot_rules.clone(),
+            earlier: Vec::new(),
         };
         self.reshape(Cause::RulesChanged, target)
     }
@@ -171,11 +177,12 @@ impl Contents {
             rules: self.rules.clone(),
             limits: self.limits,
             slot_rules: Some(Arc::new(slot_rules)),
+            earlier: Vec::new(),
         };
         self.reshape(Cause::RulesChanged, target)
     }
 
-    fn reshape(&mut self, cause: Cause, target: Target) -> ForcedOut {
+    pub(super) fn reshape(&mut self, cause: Cause, target: Target) -> ForcedOut {
         let everything = cause == Cause::OwnerGone;
         let new_rules = &target.rules;
         let has_slots = new_rules.has_slots();
@@ -187,8 +194,14 @@ impl Contents {
             0
         };
         let sr = target.slot_rules.as_deref();
+        let earlier = &target.earlier;
         let leaves_of = |item: &str| -> Option<((i64, usize), WhenForcedOut)> {
-            let row = new_rules.row(item).or_else(|| self.rules.row(item))?;
+            let Some(row) = new_rules.row(item).or_else(|| self.rules.row(item)) else {
+                let i = earlier.iter().position(|e| e.0 == item)?;
+                let (_, when, order) = &earlier[i];
+                return (*when != WhenForcedOut::Never)
+                    .then_some(((order.unwrap_or(i64::MAX), usize::MAX / 2 + i), *when));
+            };
             (row.when_forced_out != WhenForcedOut::Never).then_some((
                 (row.forced_out_order.unwrap_or(i64::MAX), row.row),
                 row.when_forced_out,
@@ -572,6 +585,7 @@ mod tests {
                     size_budget: general.limits.size_budget,
                 },
                 slot_rules: None,
+                earlier: Vec::new(),
             };
             let b = general.reshape(Cause::Shrink, target);
             assert_eq!(a, b, "outcome for {slots} slots");

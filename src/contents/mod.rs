@@ -34,6 +34,8 @@ mod forced;
 mod occupancy;
 mod outcome;
 mod rearrange;
+mod restore;
+pub use restore::Loaded;
 mod take;
 
 use std::borrow::Borrow;

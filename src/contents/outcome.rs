@@ -187,6 +187,8 @@ pub enum Cause {
     RulesChanged,
     /// Its owner is gone: everything must leave.
     OwnerGone,
+    /// A save was loaded under an adoption that changed since.
+    Loaded,
 }
 
 /// Items that left in a forced removal, from one slot.

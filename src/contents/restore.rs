@@ -1,0 +1,145 @@
+//! Saving and loading contents (the format is in [`crate::save`]).
+
+use std::sync::Arc;
+
+use super::forced::Target;
+use super::{Cause, Contents, ItemType, Limits, SlotRules, Stack};
+use crate::rules::{Rules, WhenForcedOut};
+use crate::save::{AdoptionId, LoadRefused, SAVE_FORMAT, SavedContents, SavedRow, SavedStack};
+
+/// A loaded container and what the load had to move.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The contents, under the current rules.
+    pub contents: Contents,
+    /// Whether the adoption changed since the save (its hash differs).
+    pub adoption_changed: bool,
+    /// What left because the current rules could not hold it (cause
+    /// [`Cause::Loaded`]); empty when everything fit. Settle its portions
+    /// like any forced removal.
+    pub migrated: super::ForcedOut,
+}
+
+fn saved(s: &Stack) -> SavedStack {
+    SavedStack {
+        item: s.item.as_str().to_string(),
+        amount: s.amount,
+        began: s.began,
+        last_received: s.last_received,
+    }
+}
+
+impl Contents {
+    /// The contents as a save, made under `adoption`.
+    pub fn save(&self, adoption: &AdoptionId) -> SavedContents {
+        SavedContents {
+            format: SAVE_FORMAT,
+            adoption: adoption.clone(),
+            slot_count: self.limits.slot_count,
+            size_budget: self.limits.size_budget.to_string(),
+            counter: self.counter,
+            slots: self.slots[..self.slot_len().min(self.slots.len())]
+                .iter()
+                .map(|s| s.as_ref().map(saved))
+                .collect(),
+            holdings: self.holdings.values().map(saved).collect(),
+            rows: self
+                .totals()
+                .keys()
+                .filter_map(|item| self.rules.row(item.as_str()))
+                .map(|r| SavedRow {
+                    item: r.id.clone(),
+                    when_forced_out: r.when_forced_out.as_str().to_string(),
+                    forced_out_order: r.forced_out_order,
+                })
+                .collect(),
+        }
+    }
+
+    /// Loads a save under `rules`, the rules of the adoption `current`.
+    ///
+    /// Under the adoption it was saved with, the state comes back exactly,
+    /// capacity changes such as a torn strap included. Under a changed
+    /// adoption the adoption's capacity applies and whatever the rules no
+    /// longer hold leaves by the forced-removal rules, reported in
+    /// [`Loaded::migrated`]. When too few items may leave the load is
+    /// refused and nothing is loaded.
+    pub fn load(
+        rules: Arc<Rules>,
+        slot_rules: Option<SlotRules>,
+        save: &SavedContents,
+        current: &AdoptionId,
+    ) -> Result<Loaded, LoadRefused> {
+        let changed = save.adoption.hash != current.hash;
+        let mut c = Contents::new(rules.clone());
+        c.set_slot_rules(slot_rules);
+        let limits = if changed {
+            c.limits
+        } else {
+            Limits {
+                slot_count: save.slot_count,
+                size_budget: save.budget(),
+            }
+        };
+        // lay the saved stacks down as they were, then let the forced
+        // removal fit them to the current terms
+        c.set_slot_len(save.slots.len().max(c.slots.len()));
+        for (i, s) in save.slots.iter().enumerate() {
+            if let Some(s) = s {
+                let item = c.item_type(&s.item);
+                c.place_raw(Some(i as u32), item, s);
+            }
+        }
+        for s in &save.holdings {
+            let item = c.item_type(&s.item);
+            c.place_raw(None, item, s);
+        }
+        c.counter = c.counter.max(save.counter);
+        let target = Target {
+            rules,
+            limits,
+            slot_rules: c.slot_rules.clone(),
+            earlier: save
+                .rows
+                .iter()
+                .filter_map(|r| {
+                    let when = WhenForcedOut::from_word(&r.when_forced_out)?;
+                    Some((r.item.clone(), when, r.forced_out_order))
+                })
+                .collect(),
+        };
+        let migrated = c.reshape(Cause::Loaded, target);
+        if migrated.refused.is_some() {
+            return Err(LoadRefused { forced: migrated });
+        }
+        Ok(Loaded {
+            contents: c,
+            adoption_changed: changed,
+            migrated,
+        })
+    }
+
+    /// Puts a saved stack in `slot` (or the holdings) without checking the
+    /// rules: the reshape that follows does.
+    fn place_raw(&mut self, slot: Option<u32>, item: ItemType, s: &SavedStack) {
+        let size = self.rules.row(&s.item).map(|r| r.size).unwrap_or_default();
+        let stack = Stack {
+            item: item.clone(),
+            amount: s.amount,
+            began: s.began,
+            last_received: s.last_received,
+        };
+        self.counter = self.counter.max(s.last_received);
+        match slot {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(stack);
+                self.occ.set(slot);
+                self.index_slot(&item, slot);
+            }
+            None => {
+                self.holdings.insert(item, stack);
+            }
+        }
+        self.size_used = self.size_used.plus(size.times(s.amount));
+    }
+}
