@@ -3,7 +3,9 @@
 //! A save holds the stacks with their slot positions, the draw-order
 //! bookkeeping and the capacity in force, together with the adoption it was
 //! made under: its path and a SHA-256 content hash. Loading under the same
-//! adoption restores the exact state; under a changed adoption (fewer
+//! adoption restores the exact state (a capacity of the container's own,
+//! such as a torn strap, included; otherwise the capacity is what the rules
+//! and tuning say now); under a changed adoption (fewer
 //! slots, a lower stack limit, a type no longer allowed, a smaller budget)
 //! the forced-removal rules of spec section 6 settle what no longer fits and
 //! the load reports what moved. A migration that would have to remove items
@@ -90,7 +92,10 @@ pub struct SavedContents {
     pub format: u32,
     /// The adoption the contents were saved under.
     pub adoption: AdoptionId,
-    /// The slot count in force (a torn strap is saved too).
+    /// Whether the capacity in force was the container's own (a torn strap)
+    /// rather than its adoption's values.
+    pub resized: bool,
+    /// The slot count in force.
     pub slot_count: u32,
     /// The size budget in force, as exact decimal text (`"7.5"`).
     pub size_budget: String,
@@ -177,7 +182,8 @@ fn from_value(v: &Value, r: &mut Report) -> Option<SavedContents> {
         );
         return None;
     };
-    const KEYS: [&str; 8] = [
+    const KEYS: [&str; 9] = [
+        "resized",
         "rows",
         "format",
         "adoption",
@@ -332,7 +338,19 @@ fn from_value(v: &Value, r: &mut Report) -> Option<SavedContents> {
             None
         }
     };
+    let resized = match obj.get("resized") {
+        Some(Value::Bool(b)) => Some(*b),
+        _ => {
+            r.error(
+                ProblemKind::WrongType,
+                "/resized",
+                "resized is true or false: whether the capacity was the container's own",
+            );
+            None
+        }
+    };
     Some(SavedContents {
+        resized: resized?,
         rows: rows?,
         format: format? as u32,
         adoption: adoption?,

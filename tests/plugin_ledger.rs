@@ -7,10 +7,13 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use bevy_container::adoption::{Adoption, Tuning, ValueSource};
+use bevy_container::contents::Cause;
 use bevy_container::decimal::Decimal;
 use bevy_container::plugin::*;
+use bevy_container::save::SavedContents;
 use common::*;
 use serde_json::json;
 
@@ -161,6 +164,55 @@ fn spawn_container(app: &mut App, handles: &[Handle<AdoptionAsset>], rng: &mut R
         .id()
 }
 
+/// Saves `c`; sometimes restores an earlier save (maybe made under other
+/// rules since, maybe of a container since despawned, maybe into `other`, a
+/// container of another adoption): empties the target by takes, then loads.
+/// Loaded items enter the books as offered.
+#[allow(clippy::too_many_arguments)]
+fn save_and_restore(
+    w: &mut World,
+    c: Entity,
+    other: Entity,
+    saves: &mut Vec<(Entity, SavedContents)>,
+    books: &mut Books,
+    rng: &mut Rng,
+    loads: &mut usize,
+) {
+    if let Ok(Ok(save)) = w.run_system_once(move |cs: Containers| cs.save(c)) {
+        saves.push((c, save));
+    }
+    if saves.is_empty() || rng.below(2) == 0 {
+        return;
+    }
+    let (mut target, save) = saves.swap_remove(rng.below(saves.len()));
+    if rng.below(2) == 0 {
+        target = other;
+    }
+    let loaded = w.run_system_once(move |mut cs: Containers| {
+        if let Some(e) = cs.contents(target) {
+            let slots: Vec<(u32, String, u32)> = e
+                .slots()
+                .enumerate()
+                .filter_map(|(i, s)| s.map(|s| (i as u32, s.item.to_string(), s.amount)))
+                .collect();
+            let held: Vec<(String, u32)> = e.holdings().map(|(k, n)| (k.to_string(), n)).collect();
+            for (slot, item, n) in slots {
+                let _ = cs.take(target, &item, n, Some(slot));
+            }
+            for (item, n) in held {
+                let _ = cs.take(target, &item, n, None);
+            }
+        }
+        cs.load(target, &save).map(|_| save.clone())
+    });
+    if let Ok(Ok(save)) = loaded {
+        *loads += 1;
+        for s in save.slots.iter().flatten().chain(&save.holdings) {
+            add(&mut books.injected, &s.item, i128::from(s.amount));
+        }
+    }
+}
+
 #[test]
 fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
     let mut app = app();
@@ -184,6 +236,8 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
     let mut picked = BTreeSet::new();
     let mut requests = 0;
     let bystander = app.world_mut().spawn_empty().id();
+    let mut saves: Vec<(Entity, SavedContents)> = Vec::new();
+    let mut loads = 0;
     for frame in 0..700 {
         // stores: random links, loops and dangling ones included
         if frame % 50 == 0 {
@@ -199,7 +253,7 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
             let item = ITEMS[rng.below(ITEMS.len())].to_string();
             let w = app.world_mut();
             requests += 1;
-            match rng.below(12) {
+            match rng.below(13) {
                 0..=2 => {
                     let sender = match rng.below(4) {
                         0 => Some(containers[rng.below(containers.len())]),
@@ -282,7 +336,17 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                         }
                     }
                 }
-                _ => match rng.below(3) {
+                11 => {
+                    let other = containers[rng.below(containers.len())];
+                    save_and_restore(w, c, other, &mut saves, &mut books, &mut rng, &mut loads);
+                }
+                _ => match rng.below(4) {
+                    0 if rng.below(4) == 0 => {
+                        // a tuning key removed: containers keep their rules
+                        w.resource_mut::<ContainerTuning>()
+                            .values
+                            .remove("backpack-slots");
+                    }
                     0 => {
                         w.resource_mut::<ContainerTuning>()
                             .set("backpack-slots", (2 + rng.below(12)) as f64);
@@ -322,4 +386,15 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
         "fallbacks were exercised"
     );
     assert!(!seen.spilled.is_empty(), "despawns spilled items");
+    assert!(loads > 5, "saves were loaded back ({loads})");
+    assert!(
+        !seen.rejected.is_empty(),
+        "a removed tuning key was reported"
+    );
+    assert!(
+        seen.forced
+            .iter()
+            .any(|f| f.outcome.cause == Cause::Loaded && !f.outcome.portions.is_empty()),
+        "a load migrated items under changed rules"
+    );
 }

@@ -334,3 +334,75 @@ fn malformed_and_truncated_saves_are_reported_with_paths() {
     let r = SavedContents::read(br#"{"format": 1, "format": 1}"#, Format::Json).unwrap_err();
     assert!(r.to_string().contains("twice"), "{r}");
 }
+
+mod plugin {
+    use super::common::{self, app, seed, spawn};
+    use bevy::ecs::system::RunSystemOnce;
+    use bevy::prelude::*;
+    use bevy_container::adoption::ValueSource;
+    use bevy_container::plugin::*;
+    use bevy_container::save::SavedContents;
+
+    fn save(app: &mut App, e: Entity) -> SavedContents {
+        app.world_mut()
+            .run_system_once(move |c: Containers| c.save(e))
+            .unwrap()
+            .unwrap()
+    }
+
+    fn load(
+        app: &mut App,
+        e: Entity,
+        s: SavedContents,
+    ) -> Result<bevy_container::contents::ForcedOut, LoadError> {
+        let r = app
+            .world_mut()
+            .run_system_once(move |mut c: Containers| c.load(e, &s))
+            .unwrap();
+        app.update();
+        r
+    }
+
+    #[test]
+    fn a_save_loads_into_an_empty_container_and_migrates_under_a_changed_adoption() {
+        let mut app = app();
+        let (bag, _) = spawn(&mut app, seed(), Vec3::ZERO);
+        common::deliver(&mut app, bag, "axe", 2, None);
+        common::deliver(&mut app, bag, "berries", 30, None);
+        let s = save(&mut app, bag);
+        assert_eq!(s.adoption.path, "(in memory)");
+
+        // a load never replaces items
+        let err = load(&mut app, bag, s.clone()).unwrap_err();
+        assert_eq!(err, LoadError::NotEmpty(bag));
+
+        // a smaller backpack: 2 berry stacks stay (never), axes drop nearby
+        let mut small = seed();
+        small
+            .values
+            .insert("slot-count".into(), ValueSource::Number(2.0));
+        let (other, _) = spawn(&mut app, small, Vec3::new(50.0, 0.0, 0.0));
+        let out = load(&mut app, other, s.clone()).unwrap();
+        assert_eq!(out.portions.iter().map(|p| p.amount).sum::<u32>(), 2);
+        assert_eq!(common::slots(&app, other).iter().flatten().count(), 2);
+        let pickups = common::pickups(&mut app);
+        assert_eq!(pickups.iter().map(|(_, p, _)| p.amount).sum::<u32>(), 2);
+        let forced = common::last_forced(&app);
+        assert_eq!(forced.container, other);
+        assert_eq!(
+            forced.outcome.cause,
+            bevy_container::contents::Cause::Loaded
+        );
+
+        // one slot is too few for two never-stacks: refused, nothing loaded
+        let mut tiny = seed();
+        tiny.values
+            .insert("slot-count".into(), ValueSource::Number(1.0));
+        let (third, _) = spawn(&mut app, tiny, Vec3::ZERO);
+        match load(&mut app, third, s) {
+            Err(LoadError::Refused(r)) => assert!(r.to_string().contains("berries"), "{r}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(common::slots(&app, third).iter().all(Option::is_none));
+    }
+}

@@ -76,7 +76,8 @@ pub fn parse(bytes: &[u8], format: Format) -> Result<Value, Report> {
             }
         }
         Format::Ron => {
-            let options = ron::Options::default().with_recursion_limit(MAX_DEPTH);
+            // RON counts two levels per nesting (the value, then its contents)
+            let options = ron::Options::default().with_recursion_limit(2 * MAX_DEPTH);
             match options.from_str::<Strict>(text) {
                 Ok(v) => Ok(v.0),
                 Err(e) => {

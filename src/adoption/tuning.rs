@@ -56,6 +56,13 @@ impl Tuning {
             Some(map) => {
                 for (k, v) in map {
                     match v.as_f64().filter(|f| f.is_finite()) {
+                        Some(f) if f.abs() > crate::decimal::MAX_UNITS as f64 => report.error(
+                            ProblemKind::OutOfRange,
+                            format!("/{}", super::report::segment(k)),
+                            format!(
+                                "tuning key \"{k}\" is {f}, past the largest value any setting takes (10^15)"
+                            ),
+                        ),
                         Some(f) => tuning.set(k, f),
                         None => report.error(
                             ProblemKind::WrongType,

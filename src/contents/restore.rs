@@ -35,6 +35,8 @@ impl Contents {
         SavedContents {
             format: SAVE_FORMAT,
             adoption: adoption.clone(),
+            resized: self.limits.slot_count != self.rules.slot_count
+                || self.limits.size_budget != self.rules.size_budget,
             slot_count: self.limits.slot_count,
             size_budget: self.limits.size_budget.to_string(),
             counter: self.counter,
@@ -59,7 +61,8 @@ impl Contents {
     /// Loads a save under `rules`, the rules of the adoption `current`.
     ///
     /// Under the adoption it was saved with, the state comes back exactly,
-    /// capacity changes such as a torn strap included. Under a changed
+    /// a capacity of the container's own such as a torn strap included
+    /// (without one, the capacity is the rules' values now). Under a changed
     /// adoption the adoption's capacity applies and whatever the rules no
     /// longer hold leaves by the forced-removal rules, reported in
     /// [`Loaded::migrated`]. When too few items may leave the load is
@@ -73,7 +76,7 @@ impl Contents {
         let changed = save.adoption.hash != current.hash;
         let mut c = Contents::new(rules.clone());
         c.set_slot_rules(slot_rules);
-        let limits = if changed {
+        let limits = if changed || !save.resized {
             c.limits
         } else {
             Limits {

@@ -114,18 +114,18 @@ pub struct Holders {
 impl Holders {
     /// Reads a holders file (RON).
     pub fn read(path: &Path) -> Result<Holders, Vec<InputProblem>> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let problem = |message: String| {
             vec![InputProblem {
                 path: String::new(),
-                message: format!("{}: {e}", path.display()),
+                message: format!("{}: {message}", path.display()),
             }]
-        })?;
-        let mut h: Holders = ron::from_str(&text).map_err(|e| {
-            vec![InputProblem {
-                path: String::new(),
-                message: format!("{}: {e}", path.display()),
-            }]
-        })?;
+        };
+        let bytes = std::fs::read(path).map_err(|e| problem(e.to_string()))?;
+        // the same strict reader as adoption files: size and depth limits,
+        // duplicate keys reported
+        let tree = crate::adoption::source::parse(&bytes, crate::adoption::Format::Ron)
+            .map_err(|r| problem(r.to_string()))?;
+        let mut h: Holders = serde_json::from_value(tree).map_err(|e| problem(e.to_string()))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         for p in h.holders.values_mut() {
             *p = dir.join(&*p);

@@ -5,6 +5,7 @@ use bevy::asset::{AssetLoader, LoadContext, io::Reader};
 use bevy::prelude::*;
 
 use crate::adoption::{self, Adoption, Context, Format, Report};
+use crate::save::AdoptionId;
 
 /// A validated adoption file, loaded by the asset server.
 ///
@@ -16,14 +17,19 @@ pub struct AdoptionAsset {
     pub adoption: Adoption,
     /// Warnings the validation found.
     pub warnings: Report,
+    /// The file's path and content hash, recorded in saves.
+    pub id: AdoptionId,
 }
 
 impl AdoptionAsset {
-    /// An asset from an adoption already read (for tests and tools).
+    /// An asset from an adoption already read (for tests and tools); its
+    /// id hashes the adoption's JSON form.
     pub fn new(adoption: Adoption) -> AdoptionAsset {
+        let json = serde_json::to_vec(&adoption).unwrap_or_default();
         AdoptionAsset {
             adoption,
             warnings: Report::default(),
+            id: AdoptionId::of("(in memory)", &json),
         }
     }
 }
@@ -73,6 +79,7 @@ impl AssetLoader for AdoptionLoader {
             Some(adoption) => Ok(AdoptionAsset {
                 adoption,
                 warnings: report,
+                id: AdoptionId::of(path, &bytes),
             }),
             None => Err(AdoptionLoadError::Invalid { path, report }),
         }

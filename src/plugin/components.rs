@@ -4,6 +4,7 @@ use bevy::prelude::*;
 
 use super::asset::AdoptionAsset;
 use crate::contents::{Contents, SlotRules};
+use crate::save::AdoptionId;
 
 /// A container on any entity: attach it with the adoption's handle and the
 /// plugin brings its [`ContainerContents`], filled in once the adoption is
@@ -47,12 +48,20 @@ pub struct ContainerContents {
     /// The engine holding the contents.
     #[reflect(ignore)]
     pub(crate) engine: Option<Contents>,
+    /// The adoption whose rules the engine runs, for saves.
+    #[reflect(ignore)]
+    pub(crate) adoption: Option<AdoptionId>,
 }
 
 impl ContainerContents {
     /// The engine, once the adoption is loaded.
     pub fn engine(&self) -> Option<&Contents> {
         self.engine.as_ref()
+    }
+
+    /// The adoption (path and hash) whose rules are in force, once loaded.
+    pub fn adoption(&self) -> Option<&AdoptionId> {
+        self.adoption.as_ref()
     }
 
     /// How many of `item` it holds.

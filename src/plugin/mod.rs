@@ -8,7 +8,9 @@
 //! | [`ContainerSystems::Requests`] | answer [`PickUp`], [`Deliver`], [`Take`], [`MoveItems`], [`Sort`], [`Resize`], [`EmptyForGoneOwner`] in that order, each with one outcome message |
 //!
 //! and an observer that spills a despawned container's items as
-//! [`LoosePickup`]s ([`ContainerSpilled`]).
+//! [`LoosePickup`]s ([`ContainerSpilled`]). The [`Containers`] system
+//! parameter answers the same requests immediately, and saves and loads
+//! contents ([`Containers::save`], [`Containers::load`]).
 //!
 //! ```
 //! use bevy::prelude::*;
@@ -34,7 +36,7 @@ pub use components::{
     Container, ContainerContents, ContainerSlotRules, LoosePickup, OverflowStore,
 };
 pub use messages::*;
-pub use settle::{Containers, NotAnswered, PickupPlacement};
+pub use settle::{Containers, LoadError, NotAnswered, PickupPlacement};
 
 use crate::adoption::Tuning;
 

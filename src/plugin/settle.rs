@@ -16,6 +16,7 @@ use super::messages::{
 use crate::contents::{Contents, Delivered, ForcedOut, Rearranged, Reason, Taken};
 use crate::decimal::Decimal;
 use crate::rules::{LeftoverDestination, Rules, WhenForcedOut};
+use crate::save::{AdoptionId, LoadRefused, SavedContents};
 
 /// Where the next loose pickup goes around its container, so pickups dropped
 /// together do not hide each other.
@@ -88,6 +89,23 @@ pub enum NotAnswered {
     /// The pickup named is not a loose pickup, or holds another type.
     #[error("{0}")]
     BadPickup(String),
+}
+
+/// Why a save did not load into a container.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The container cannot take requests.
+    #[error(transparent)]
+    NotAnswered(#[from] NotAnswered),
+    /// The container holds items; a load would replace them.
+    #[error(
+        "container {0} holds items and a load would replace them; load into an empty container"
+    )]
+    NotEmpty(Entity),
+    /// The migration to the current rules was refused; nothing was loaded.
+    #[error(transparent)]
+    Refused(#[from] LoadRefused),
 }
 
 struct Ledger {
@@ -305,6 +323,12 @@ impl Containers<'_, '_> {
                 return Err(why);
             }
         };
+        self.settle_forced(container, &outcome);
+        Ok(outcome)
+    }
+
+    /// Settles the portions of a forced removal and reports it.
+    fn settle_forced(&mut self, container: Entity, outcome: &ForcedOut) {
         let mut ledger = Ledger::new();
         for p in &outcome.portions {
             let item = p.item.as_str();
@@ -338,7 +362,59 @@ impl Containers<'_, '_> {
             settled: ledger.settled,
             warnings: ledger.warnings,
         });
-        Ok(outcome)
+    }
+
+    /// Saves `container`'s contents with the adoption in force.
+    pub fn save(&self, container: Entity) -> Result<SavedContents, NotAnswered> {
+        let (c, _, _) = self
+            .contents
+            .get(container)
+            .map_err(|_| NotAnswered::NotAContainer(container))?;
+        match (c.engine(), c.adoption()) {
+            (Some(e), Some(id)) => Ok(e.save(id)),
+            _ => Err(NotAnswered::NotReady(container)),
+        }
+    }
+
+    /// Loads a save into `container`, which must be empty (a load never
+    /// replaces items). Under a changed adoption the items its rules no
+    /// longer hold leave by their forced-out rules and are settled like any
+    /// forced removal ([`ItemsForcedOut`] with cause `loaded`). A refused
+    /// migration loads nothing.
+    pub fn load(
+        &mut self,
+        container: Entity,
+        save: &SavedContents,
+    ) -> Result<ForcedOut, LoadError> {
+        let (c, _, _) = self
+            .contents
+            .get(container)
+            .map_err(|_| NotAnswered::NotAContainer(container))?;
+        let (Some(engine), Some(id)) = (c.engine(), c.adoption()) else {
+            return Err(NotAnswered::NotReady(container).into());
+        };
+        if !engine.is_empty() {
+            return Err(LoadError::NotEmpty(container));
+        }
+        let loaded = Contents::load(
+            engine.rules().clone(),
+            engine.slot_rules().cloned(),
+            save,
+            id,
+        )?;
+        if let Ok((mut c, _, _)) = self.contents.get_mut(container) {
+            c.engine = Some(loaded.contents);
+            c.refresh();
+        }
+        self.settle_forced(container, &loaded.migrated);
+        Ok(loaded.migrated)
+    }
+
+    /// Records which adoption `container`'s rules now come from.
+    pub(crate) fn set_adoption(&mut self, container: Entity, id: AdoptionId) {
+        if let Ok((mut c, _, _)) = self.contents.get_mut(container) {
+            c.adoption = Some(id);
+        }
     }
 
     /// Sorts `container`.

@@ -42,6 +42,7 @@ pub(crate) fn attach_engines(
                     engine.set_slot_rules(Some(sr.to_rules()));
                 }
                 contents.engine = Some(engine);
+                contents.adoption = Some(asset.id.clone());
                 contents.refresh();
                 reported.remove(&entity);
             }
@@ -103,7 +104,12 @@ pub(crate) fn apply_adoption_changes(
         };
         for entity in users {
             if ops.contents(entity).is_some_and(|e| **e.rules() != *rules) {
-                let _ = ops.change_rules(entity, rules.clone());
+                match ops.change_rules(entity, rules.clone()) {
+                    Ok(out) if out.refused.is_none() => ops.set_adoption(entity, asset.id.clone()),
+                    _ => {}
+                }
+            } else {
+                ops.set_adoption(entity, asset.id.clone());
             }
         }
     }
