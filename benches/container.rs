@@ -1,0 +1,161 @@
+//! Criterion benchmarks of the workloads behind `examples/perf.rs`: each
+//! figure's subject next to its baseline, so `cargo bench` shows both.
+//!
+//! ```text
+//! cargo bench --bench container
+//! ```
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bevy_container::adoption::{self, Context, Format, Tuning};
+use bevy_container::contents::Contents;
+use bevy_container::rules::Rules;
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+
+mod workloads;
+use workloads::*;
+
+fn day_12(c: &mut Criterion) {
+    let (rules, _) = seed_rules();
+    let names: Vec<String> = ["berries", "axe", "letter", "flint"]
+        .map(String::from)
+        .to_vec();
+    let limits: Vec<(String, u32)> = rules
+        .rows
+        .iter()
+        .map(|r| (r.id.clone(), r.stack_limit))
+        .collect();
+    let ops = day(names.len(), 2_000, 12, 25);
+    let engine = Contents::new(Arc::new(rules.clone()));
+    let base = Baseline::new(rules.slot_count as usize, &limits);
+    let mut g = c.benchmark_group("day-12-slots-2000-ops");
+    g.bench_function("engine", |b| {
+        b.iter_batched_ref(
+            || engine.clone(),
+            |e| play(e, &names, &ops),
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("baseline", |b| {
+        b.iter_batched_ref(
+            || base.clone(),
+            |e| play(e, &names, &ops),
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
+fn day_10k(c: &mut Criterion) {
+    let (rules, limits) = bank_rules(1000, 10_000);
+    let names: Vec<String> = (0..1000).map(|i| format!("item-{i}")).collect();
+    let ops = day(names.len(), 2_000, 10, 60);
+    let mut engine = Contents::new(Arc::new(rules.clone()));
+    let mut base = Baseline::new(10_000, &limits);
+    for i in 0..6_000 {
+        engine.deliver(&names[i % 1000], 1);
+        base.deliver(&names[i % 1000], 1);
+    }
+    let mut g = c.benchmark_group("day-10k-slots-2000-ops");
+    g.sample_size(20);
+    g.bench_function("engine", |b| {
+        b.iter_batched_ref(
+            || engine.clone(),
+            |e| play(e, &names, &ops),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("baseline", |b| {
+        b.iter_batched_ref(
+            || base.clone(),
+            |e| play(e, &names, &ops),
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+fn forced_removal_10k(c: &mut Criterion) {
+    let (rules, _) = bank_rules(1000, 10_000);
+    let names: Vec<String> = (0..1000).map(|i| format!("item-{i}")).collect();
+    let full = full_bank(&Arc::new(rules), &names);
+    let stacks: Vec<(u32, u32)> = full
+        .slots()
+        .flatten()
+        .map(|s| (s.amount, s.item.as_str().len() as u32))
+        .collect();
+    let mut g = c.benchmark_group("forced-removal-10k-to-5k");
+    g.sample_size(20);
+    g.bench_function("shrink", |b| {
+        b.iter_batched_ref(
+            || full.clone(),
+            |e| black_box(e.resize(Some(5_000), None)),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("sort-10k-stacks", |b| {
+        b.iter_batched_ref(
+            || stacks.clone(),
+            |v| v.sort_unstable(),
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+fn ecs_frame(c: &mut Criterion) {
+    let (mut app, bags) = backpack_app(10_000);
+    let (rules, _) = seed_rules();
+    let rules = Arc::new(rules);
+    let mut engines: Vec<Contents> = (0..10_000).map(|_| Contents::new(rules.clone())).collect();
+    let mut g = c.benchmark_group("10k-backpacks-deliver-and-take");
+    g.sample_size(10);
+    g.bench_function("ecs-frame", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                write_requests(&mut app, &bags);
+                let t = Instant::now();
+                app.update();
+                total += t.elapsed();
+            }
+            total
+        })
+    });
+    g.bench_function("engine-direct", |b| {
+        b.iter(|| {
+            for c in engines.iter_mut() {
+                black_box(c.deliver("berries", 3));
+                black_box(c.take("berries", 2));
+            }
+        })
+    });
+    g.finish();
+}
+
+fn load_seed(c: &mut Criterion) {
+    let (_, bytes) = seed_rules();
+    let mut g = c.benchmark_group("seed-adoption");
+    g.bench_function("read-validate-compile", |b| {
+        b.iter(|| {
+            let a = adoption::read(&bytes, Format::Json, Context::default()).unwrap();
+            black_box(Rules::compile(&a, &Tuning::default()).unwrap())
+        })
+    });
+    g.bench_function("serde-json-value", |b| {
+        b.iter(|| black_box(serde_json::from_slice::<serde_json::Value>(&bytes).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    day_12,
+    day_10k,
+    forced_removal_10k,
+    ecs_frame,
+    load_seed
+);
+criterion_main!(benches);

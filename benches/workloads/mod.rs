@@ -1,0 +1,253 @@
+//! Workloads shared by the criterion benchmarks (`benches/container.rs`)
+//! and the side-by-side ratios of `examples/perf.rs`: a hand-rolled
+//! baseline container, a day of mixed requests, the seed backpack and a
+//! 10,000-slot bank.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::sync::Arc;
+
+use bevy::prelude::*;
+use bevy_container::adoption::{self, Context, Format, Tuning};
+use bevy_container::contents::Contents;
+use bevy_container::plugin::*;
+use bevy_container::rules::Rules;
+use serde_json::json;
+
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The hand-rolled container.
+#[derive(Clone)]
+pub struct Baseline {
+    slots: Vec<Option<(u32, u32)>>,
+    ids: HashMap<String, u32>,
+    limits: Vec<u32>,
+}
+
+impl Baseline {
+    pub fn new(slots: usize, limits: &[(String, u32)]) -> Baseline {
+        Baseline {
+            slots: vec![None; slots],
+            ids: limits
+                .iter()
+                .enumerate()
+                .map(|(i, (n, _))| (n.clone(), i as u32))
+                .collect(),
+            limits: limits.iter().map(|(_, l)| *l).collect(),
+        }
+    }
+
+    fn id(&mut self, item: &str) -> u32 {
+        if let Some(&id) = self.ids.get(item) {
+            return id;
+        }
+        let id = self.limits.len() as u32;
+        self.ids.insert(item.to_string(), id);
+        self.limits.push(1);
+        id
+    }
+
+    pub fn deliver(&mut self, item: &str, amount: u32) -> u32 {
+        let id = self.id(item);
+        let limit = self.limits[id as usize];
+        let mut left = amount;
+        for s in self.slots.iter_mut() {
+            if let Some((t, n)) = s
+                && *t == id
+                && *n < limit
+            {
+                let k = (limit - *n).min(left);
+                *n += k;
+                left -= k;
+                if left == 0 {
+                    return amount;
+                }
+            }
+        }
+        for s in self.slots.iter_mut() {
+            if s.is_none() {
+                let k = limit.min(left);
+                *s = Some((id, k));
+                left -= k;
+                if left == 0 {
+                    return amount;
+                }
+            }
+        }
+        amount - left
+    }
+
+    pub fn take(&mut self, item: &str, amount: u32) -> u32 {
+        let id = self.id(item);
+        let mut left = amount;
+        for s in self.slots.iter_mut() {
+            if let Some((t, n)) = s
+                && *t == id
+            {
+                let k = (*n).min(left);
+                *n -= k;
+                left -= k;
+                if *n == 0 {
+                    *s = None;
+                }
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        amount - left
+    }
+}
+
+#[derive(Clone, Copy)]
+pub enum Op {
+    Deliver(usize, u32),
+    Take(usize, u32),
+}
+
+pub fn day(types: usize, ops: usize, seed: u64, max: u64) -> Vec<Op> {
+    let mut rng = Rng(seed);
+    (0..ops)
+        .map(|_| {
+            let t = rng.below(types as u64) as usize;
+            let a = 1 + rng.below(max) as u32;
+            if rng.below(100) < 55 {
+                Op::Deliver(t, a)
+            } else {
+                Op::Take(t, a)
+            }
+        })
+        .collect()
+}
+
+pub fn bank_rules(types: usize, slots: u32) -> (Rules, Vec<(String, u32)>) {
+    let rows: Vec<serde_json::Value> = (0..types)
+        .map(|i| {
+            json!({"id": format!("item-{i}"), "stack-limit": 1 + (i % 50) as u32,
+                   "when-forced-out": "dropped-nearby", "forced-out-order": i})
+        })
+        .collect();
+    let value = json!({
+        "contract": "container", "version": 1,
+        "answers": {"capacity-limit": "slot-count", "partial-acceptance": "fill-what-fits",
+                    "leftover-destination": "left-where-it-is", "fill-order": "top-up-then-first-empty",
+                    "draw-order": "first-in-order", "type-restriction": "any-item"},
+        "values": {"slot-count": slots, "size-budget": 0},
+        "rows": {"items": rows},
+    });
+    let (report, a) = adoption::validate(&value, Context::default());
+    let a = a.unwrap_or_else(|| panic!("{report}"));
+    let rules = Rules::compile(&a, &Tuning::default()).unwrap();
+    let limits = rules
+        .rows
+        .iter()
+        .map(|r| (r.id.clone(), r.stack_limit))
+        .collect();
+    (rules, limits)
+}
+
+pub fn seed_rules() -> (Rules, Vec<u8>) {
+    let bytes = std::fs::read("assets/backpack.adoption.json").expect("run from the crate root");
+    let a = adoption::read(&bytes, Format::Json, Context::default()).unwrap();
+    (Rules::compile(&a, &Tuning::default()).unwrap(), bytes)
+}
+
+/// What a day of mixed requests needs from a container.
+pub trait Holder: Clone {
+    fn put(&mut self, item: &str, amount: u32);
+    fn draw(&mut self, item: &str, amount: u32);
+}
+
+impl Holder for Contents {
+    fn put(&mut self, item: &str, amount: u32) {
+        black_box(self.deliver(item, amount));
+    }
+    fn draw(&mut self, item: &str, amount: u32) {
+        black_box(self.take(item, amount));
+    }
+}
+
+impl Holder for Baseline {
+    fn put(&mut self, item: &str, amount: u32) {
+        black_box(self.deliver(item, amount));
+    }
+    fn draw(&mut self, item: &str, amount: u32) {
+        black_box(self.take(item, amount));
+    }
+}
+
+/// The bank filled to every one of its 10,000 slots.
+pub fn full_bank(bank: &Arc<Rules>, names: &[String]) -> Contents {
+    let mut full = Contents::new(bank.clone());
+    let mut i = 0;
+    while full.slots().flatten().count() < 10_000 {
+        let name = &names[i % names.len()];
+        let limit = bank.row(name).map_or(1, |r| r.stack_limit);
+        full.deliver(name, limit);
+        i += 1;
+    }
+    full
+}
+
+/// A headless app with `n` seed backpacks.
+pub fn backpack_app(n: usize) -> (App, Vec<Entity>) {
+    let bytes = std::fs::read("assets/backpack.adoption.json").expect("run from the crate root");
+    let a = adoption::read(&bytes, Format::Json, Context::default()).unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        ContainerPlugin::default(),
+    ));
+    let handle = app
+        .world_mut()
+        .resource_mut::<Assets<AdoptionAsset>>()
+        .add(AdoptionAsset::new(a));
+    let bags: Vec<Entity> = (0..n)
+        .map(|_| app.world_mut().spawn(Container::new(handle.clone())).id())
+        .collect();
+    app.update();
+    (app, bags)
+}
+
+/// Writes one deliver and one take request per bag.
+pub fn write_requests(app: &mut App, bags: &[Entity]) {
+    let world = app.world_mut();
+    for &bag in bags {
+        world.write_message(Deliver {
+            container: bag,
+            item: "berries".into(),
+            amount: 3,
+            sender: None,
+        });
+        world.write_message(Take {
+            container: bag,
+            item: "berries".into(),
+            amount: 2,
+            slot: None,
+        });
+    }
+}
+
+/// Runs `ops` on `c`.
+pub fn play<H: Holder>(c: &mut H, names: &[String], ops: &[Op]) {
+    for op in ops {
+        match *op {
+            Op::Deliver(t, a) => c.put(&names[t], a),
+            Op::Take(t, a) => c.draw(&names[t], a),
+        }
+    }
+}
