@@ -190,6 +190,12 @@ pub struct Rules {
     pub rows: Vec<TypeRule>,
     /// Type to index in `rows`.
     index: FxHashMap<String, usize>,
+    /// Each row's type as a shared id, so containers need not allocate one.
+    #[serde(skip)]
+    interned: Vec<crate::contents::ItemType>,
+    /// Row positions of the movable types in forced-out order.
+    #[serde(skip)]
+    forced_order: Vec<usize>,
     /// Value name to the tuning key it was resolved from.
     pub tuned: BTreeMap<String, String>,
 }
@@ -315,6 +321,11 @@ impl Rules {
             })
             .unwrap_or_default();
         let index = rows.iter().map(|r| (r.id.clone(), r.row)).collect();
+        let interned = rows
+            .iter()
+            .map(|r| crate::contents::ItemType::from(r.id.as_str()))
+            .collect();
+        let forced_order = forced_order(&rows);
         Rules {
             capacity,
             partial,
@@ -327,13 +338,30 @@ impl Rules {
             size_budget: if has_budget { budget } else { Decimal::ZERO },
             rows,
             index,
+            interned,
+            forced_order,
             tuned,
         }
     }
 
     /// The row of a listed type.
     pub fn row(&self, item: &str) -> Option<&TypeRule> {
-        self.index.get(item).map(|&i| &self.rows[i])
+        self.row_index(item).map(|i| &self.rows[i])
+    }
+
+    /// The position of a listed type's row: a scan for a few rows (faster
+    /// than hashing short ids), the index for many.
+    pub(crate) fn row_index(&self, item: &str) -> Option<usize> {
+        if self.rows.len() <= 8 {
+            self.rows.iter().position(|r| r.id == item)
+        } else {
+            self.index.get(item).copied()
+        }
+    }
+
+    /// The shared id of a listed type.
+    pub(crate) fn interned(&self, item: &str) -> Option<&crate::contents::ItemType> {
+        self.row_index(item).and_then(|i| self.interned.get(i))
     }
 
     /// Whether the container has slots.
@@ -359,12 +387,22 @@ impl Rules {
 
     /// Movable listed types in the order they leave a forced removal.
     pub fn forced_out_sequence(&self) -> Vec<&TypeRule> {
-        let mut movable: Vec<&TypeRule> = self
-            .rows
-            .iter()
-            .filter(|r| r.when_forced_out != WhenForcedOut::Never)
-            .collect();
-        movable.sort_by_key(|r| (r.forced_out_order.unwrap_or(i64::MAX), r.row));
-        movable
+        if self.forced_order.is_empty() && !self.rows.is_empty() {
+            // rules read back with serde: work it out
+            return forced_order(&self.rows)
+                .into_iter()
+                .map(|i| &self.rows[i])
+                .collect();
+        }
+        self.forced_order.iter().map(|&i| &self.rows[i]).collect()
     }
+}
+
+/// Row positions of the movable types, by forced-out order then row.
+fn forced_order(rows: &[TypeRule]) -> Vec<usize> {
+    let mut movable: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].when_forced_out != WhenForcedOut::Never)
+        .collect();
+    movable.sort_by_key(|&i| (rows[i].forced_out_order.unwrap_or(i64::MAX), rows[i].row));
+    movable
 }

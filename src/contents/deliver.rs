@@ -19,7 +19,11 @@ impl Contents {
     /// assert_eq!(flint.landed.len(), 2);
     /// ```
     pub fn deliver(&mut self, item: &str, amount: u32) -> Delivered {
-        let id = self.item_type(item);
+        // one lookup for the shared id and the type's stacks
+        let (id, own): (super::ItemType, &[u32]) = match self.by_type.get_key_value(item) {
+            Some((k, list)) => (k.clone(), list.as_slice()),
+            None => (self.item_type(item), &[]),
+        };
         if amount == 0 {
             return Delivered::nothing(id, 0);
         }
@@ -29,7 +33,7 @@ impl Contents {
         };
         let (landed, placed) = if self.rules.has_slots() {
             let want = self.budget_cap(&terms, amount);
-            let plan = self.plan(item, &terms, want);
+            let plan = self.plan_with(item, &terms, want, own);
             let placed = plan.iter().map(|l| l.amount).sum::<u32>();
             (plan, placed)
         } else {
@@ -108,7 +112,13 @@ impl Contents {
 
     /// Where up to `want` items of `item` land, by the fill order, without
     /// changing anything.
-    pub(crate) fn plan(&self, item: &str, terms: &TypeTerms, want: u32) -> Vec<Landing> {
+    pub(crate) fn plan_with(
+        &self,
+        item: &str,
+        terms: &TypeTerms,
+        want: u32,
+        own: &[u32],
+    ) -> Vec<Landing> {
         let mut plan = Vec::new();
         let mut left = want;
         let limit = terms.limit;
@@ -134,7 +144,7 @@ impl Contents {
         let grow_from = self.slots.len() as u32;
         match self.rules.fill {
             FillOrder::TopUpThenFirstEmpty => {
-                for s in self.slots_of(item) {
+                for &s in own {
                     if take(s, room(s), &mut plan) {
                         return plan;
                     }
@@ -151,7 +161,7 @@ impl Contents {
                 }
             }
             FillOrder::FirstSlotThatFits => {
-                let mut own = self.slots_of(item).peekable();
+                let mut own = own.iter().copied().peekable();
                 let mut free = self.occ.frees(available).peekable();
                 loop {
                     let next = match (own.peek(), free.peek()) {

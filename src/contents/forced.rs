@@ -84,8 +84,9 @@ impl Contents {
         let new_len = limits.slot_count;
         let held = self.occ.count() as u64;
         let mut need = held.saturating_sub(u64::from(new_len));
-        // plan the removals first, so a refusal changes nothing
-        let mut leaving: Vec<u32> = Vec::new();
+        // plan the removals first, so a refusal changes nothing: per type,
+        // how many of its stacks leave (always its last ones)
+        let mut leaving: Vec<(&crate::rules::TypeRule, usize)> = Vec::new();
         for row in rules.forced_out_sequence() {
             if need == 0 {
                 break;
@@ -93,45 +94,44 @@ impl Contents {
             let Some(slots) = self.by_type.get(row.id.as_str()) else {
                 continue;
             };
-            for &s in slots.iter().rev() {
-                if need == 0 {
-                    break;
-                }
-                leaving.push(s);
-                need -= 1;
+            let k = (slots.len() as u64).min(need);
+            if k > 0 {
+                leaving.push((row, k as usize));
+                need -= k;
             }
         }
         if need > 0 {
             return None;
         }
-        let mut portions = Vec::with_capacity(leaving.len());
-        for s in leaving {
-            if let Some(stack) = self.clear_slot(s) {
-                let to = rules
-                    .row(stack.item.as_str())
-                    .map_or(WhenForcedOut::Never, |r| r.when_forced_out);
-                portions.push(Portion {
-                    item: stack.item,
-                    amount: stack.amount,
-                    slot: Some(s),
-                    to,
-                });
+        let mut portions = Vec::with_capacity(leaving.iter().map(|l| l.1).sum());
+        for (row, k) in leaving {
+            let Some(list) = self.by_type.get_mut(row.id.as_str()) else {
+                continue;
+            };
+            let cut = list.len() - k;
+            for &s in list[cut..].iter().rev() {
+                if let Some(stack) = self.slots.get_mut(s as usize).and_then(Option::take) {
+                    self.occ.clear(s);
+                    portions.push(Portion {
+                        item: stack.item,
+                        amount: stack.amount,
+                        slot: Some(s),
+                        to: row.when_forced_out,
+                    });
+                }
             }
+            list.truncate(cut);
         }
         let movers: Vec<u32> = self.occ.occupied_from(new_len).collect();
         let mut next = 0;
         for old in movers {
-            let Some(stack) = self.clear_slot(old) else {
-                continue;
-            };
             // `need == 0` left no more stacks than slots, so a free slot is
-            // always found; were it not, the stack goes back where it was.
+            // always found; were it not, the stack stays where it was.
             let Some(slot) = self.occ.next_free(next, new_len) else {
-                self.put_stack(old, stack);
                 continue;
             };
             next = slot + 1;
-            self.put_stack(slot, stack);
+            self.move_stack(old, slot);
         }
         self.limits = limits;
         self.set_slot_len(new_len as usize);

@@ -191,6 +191,8 @@ pub struct Contents {
     occ: occupancy::Occupancy,
     size_used: Decimal,
     counter: u64,
+    /// Reused for the slots a take draws from, so a take does not allocate.
+    scratch: Vec<u32>,
 }
 
 impl Contents {
@@ -210,6 +212,7 @@ impl Contents {
             occ: occupancy::Occupancy::default(),
             size_used: Decimal::ZERO,
             counter: 0,
+            scratch: Vec::new(),
         };
         c.set_slot_len(c.fixed_slot_len());
         c
@@ -401,11 +404,33 @@ impl Contents {
             if let Ok(i) = set.binary_search(&slot) {
                 set.remove(i);
             }
-            if set.is_empty() {
+            // an emptied type keeps its (empty) entry, so its id is not
+            // allocated again when it comes back; the table stays bounded
+            if set.is_empty() && self.by_type.len() > KEEP_EMPTY_TYPES {
                 self.by_type.remove(stack.item.as_str());
             }
         }
         Some(stack)
+    }
+
+    /// Moves the stack in `from` to the empty slot `to`, keeping its
+    /// bookkeeping (one index update, no allocation).
+    fn move_stack(&mut self, from: u32, to: u32) {
+        let Some(stack) = self.slots.get_mut(from as usize).and_then(Option::take) else {
+            return;
+        };
+        self.occ.clear(from);
+        if let Some(list) = self.by_type.get_mut(stack.item.as_str()) {
+            if let Ok(i) = list.binary_search(&from) {
+                list.remove(i);
+            }
+            insert_sorted(list, to);
+        }
+        if to as usize >= self.slots.len() {
+            self.set_slot_len(to as usize + 1);
+        }
+        self.occ.set(to);
+        self.slots[to as usize] = Some(stack);
     }
 
     /// Puts a whole stack into an empty slot, keeping its bookkeeping.
@@ -437,14 +462,16 @@ impl Contents {
         if let Some((k, _)) = self.holdings.get_key_value(item) {
             return k.clone();
         }
+        if let Some(k) = self.rules.interned(item) {
+            return k.clone();
+        }
         ItemType::from(item)
     }
-
-    /// The slots holding `item`, ascending.
-    fn slots_of(&self, item: &str) -> impl DoubleEndedIterator<Item = u32> + '_ {
-        self.by_type.get(item).into_iter().flatten().copied()
-    }
 }
+
+/// How many types the per-type slot index keeps before it drops the
+/// entries of types no longer held.
+const KEEP_EMPTY_TYPES: usize = 64;
 
 fn insert_sorted(list: &mut Vec<u32>, slot: u32) {
     if let Err(i) = list.binary_search(&slot) {

@@ -18,7 +18,19 @@ impl Contents {
 
     /// [`Contents::take`] or [`Contents::take_from`], by whether a slot is given.
     pub fn take_inner(&mut self, item: &str, amount: u32, slot: Option<u32>) -> Taken {
-        let id = self.item_type(item);
+        // one lookup for the shared id and the stacks to draw from, copied
+        // into the reused scratch list
+        let mut order = std::mem::take(&mut self.scratch);
+        order.clear();
+        let id = match self.by_type.get_key_value(item) {
+            Some((k, list)) => {
+                if slot.is_none() {
+                    order.extend_from_slice(list);
+                }
+                k.clone()
+            }
+            None => self.item_type(item),
+        };
         let mut out = Taken {
             item: id,
             asked: amount,
@@ -28,10 +40,16 @@ impl Contents {
             refused: None,
         };
         if amount == 0 {
+            self.scratch = order;
             return out;
         }
-        let size = self.rules.row(item).map(|r| r.size).unwrap_or_default();
+        let size = if self.rules.has_budget() {
+            self.rules.row(item).map(|r| r.size).unwrap_or_default()
+        } else {
+            crate::decimal::Decimal::ZERO
+        };
         if !self.rules.has_slots() {
+            self.scratch = order;
             if slot.is_some() {
                 out.refused = Some(Reason::Slotless);
                 return out;
@@ -49,23 +67,26 @@ impl Contents {
             out.shortfall = amount - n;
             return out;
         }
-        let order: Vec<u32> = match slot {
+        match slot {
             Some(s) if s as usize >= self.slot_len().max(self.limits.slot_count as usize) => {
                 out.refused = Some(Reason::NoSuchSlot);
+                self.scratch = order;
                 return out;
             }
-            Some(s) => match self.stack(s) {
-                Some(st) if st.item.as_str() == item => vec![s],
-                _ => Vec::new(),
-            },
-            None => self.draw_order(item),
-        };
+            Some(s) => {
+                if self.stack(s).is_some_and(|st| st.item.as_str() == item) {
+                    order.push(s);
+                }
+            }
+            None => self.draw_order(&mut order),
+        }
         if slot.is_none() && self.rules.draw == DrawOrder::NotApplicable && order.len() > 1 {
             out.refused = Some(Reason::AmbiguousDraw);
+            self.scratch = order;
             return out;
         }
         let mut left = amount;
-        for s in order {
+        for &s in &order {
             if left == 0 {
                 break;
             }
@@ -77,12 +98,12 @@ impl Contents {
         }
         out.taken = amount - left;
         out.shortfall = left;
+        self.scratch = order;
         out
     }
 
-    /// The slots holding `item` in the order a draw uses them.
-    fn draw_order(&self, item: &str) -> Vec<u32> {
-        let mut slots: Vec<u32> = self.slots_of(item).collect();
+    /// Orders the slots holding a type (ascending) as a draw uses them.
+    fn draw_order(&self, slots: &mut [u32]) {
         match self.rules.draw {
             DrawOrder::FirstInOrder | DrawOrder::NotApplicable => {}
             DrawOrder::LastInOrder => slots.reverse(),
@@ -93,6 +114,5 @@ impl Contents {
                 slots.sort_by_key(|&s| self.stack(s).map_or(0, |st| st.began))
             }
         }
-        slots
     }
 }
