@@ -72,9 +72,15 @@ impl Contents {
         }
         out.accepted = placed;
         if self.rules.has_slots() {
+            let mut fresh = std::mem::take(&mut self.scratch);
+            fresh.clear();
             for l in &landed {
-                self.add_to_slot(l.slot, &id, l.amount, terms.size);
+                if self.add_to_slot(l.slot, &id, l.amount, terms.size) {
+                    fresh.push(l.slot);
+                }
             }
+            self.index_new(&id, fresh.iter().copied());
+            self.scratch = fresh;
             out.landed = landed;
         } else if placed > 0 {
             self.add_holding(&id, placed, terms.size);

@@ -355,17 +355,21 @@ impl Contents {
         self.counter
     }
 
-    /// Adds `amount` of `item` to `slot` (empty or the same type).
-    fn add_to_slot(&mut self, slot: u32, item: &ItemType, amount: u32, size: Decimal) {
+    /// Adds `amount` of `item` to `slot` (empty or the same type) without
+    /// touching the per-type index; returns whether a stack began there
+    /// (the caller indexes new stacks in one go, [`Self::index_new`]).
+    fn add_to_slot(&mut self, slot: u32, item: &ItemType, amount: u32, size: Decimal) -> bool {
         let counter = self.next_counter();
         let s = slot as usize;
         if s >= self.slots.len() {
             self.set_slot_len(s + 1);
         }
+        self.size_used = self.size_used.plus(size.times(amount));
         match &mut self.slots[s] {
             Some(stack) => {
                 stack.amount += amount;
                 stack.last_received = counter;
+                false
             }
             empty => {
                 *empty = Some(Stack {
@@ -375,25 +379,60 @@ impl Contents {
                     last_received: counter,
                 });
                 self.occ.set(slot);
-                self.index_slot(item, slot);
+                true
             }
         }
-        self.size_used = self.size_used.plus(size.times(amount));
     }
 
-    /// Removes up to `amount` from `slot`; returns how many left.
-    fn remove_from_slot(&mut self, slot: u32, amount: u32, size: Decimal) -> u32 {
+    /// Adds new stacks of `item` to its slot list, with one lookup.
+    fn index_new(&mut self, item: &ItemType, slots: impl IntoIterator<Item = u32>) {
+        let mut slots = slots.into_iter().peekable();
+        if slots.peek().is_none() {
+            return;
+        }
+        let list = match self.by_type.get_mut(item.as_str()) {
+            Some(list) => list,
+            None => self.by_type.entry(item.clone()).or_default(),
+        };
+        for s in slots {
+            match list.last() {
+                // the common case: new stacks come after the type's others
+                Some(&last) if last < s => list.push(s),
+                None => list.push(s),
+                _ => insert_sorted(list, s),
+            }
+        }
+    }
+
+    /// Removes emptied slots from `item`'s slot list, with one lookup.
+    fn unindex(&mut self, item: &str, emptied: &[u32]) {
+        if emptied.is_empty() {
+            return;
+        }
+        if let Some(list) = self.by_type.get_mut(item) {
+            list.retain(|s| !emptied.contains(s));
+            if list.is_empty() && self.by_type.len() > KEEP_EMPTY_TYPES {
+                self.by_type.remove(item);
+            }
+        }
+    }
+
+    /// Removes up to `amount` from `slot` without touching the per-type
+    /// index; returns how many left and whether the slot is now empty.
+    fn remove_from_slot(&mut self, slot: u32, amount: u32, size: Decimal) -> (u32, bool) {
         let s = slot as usize;
         let Some(stack) = self.slots.get_mut(s).and_then(Option::as_mut) else {
-            return 0;
+            return (0, false);
         };
         let n = amount.min(stack.amount);
         stack.amount -= n;
-        if stack.amount == 0 {
-            self.clear_slot(slot);
+        let emptied = stack.amount == 0;
+        if emptied {
+            self.slots[s] = None;
+            self.occ.clear(slot);
         }
         self.size_used = self.size_used.minus(size.times(n));
-        n
+        (n, emptied)
     }
 
     /// Empties `slot` without touching the size total; returns its stack.

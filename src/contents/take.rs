@@ -86,15 +86,28 @@ impl Contents {
             return out;
         }
         let mut left = amount;
+        let mut any_emptied = false;
         for &s in &order {
             if left == 0 {
                 break;
             }
-            let n = self.remove_from_slot(s, left, size);
+            let (n, emptied) = self.remove_from_slot(s, left, size);
             if n > 0 {
                 out.from.push(Landing { slot: s, amount: n });
                 left -= n;
             }
+            any_emptied |= emptied;
+        }
+        if any_emptied {
+            // the emptied slots leave the type's list in one lookup
+            order.clear();
+            order.extend(
+                out.from
+                    .iter()
+                    .map(|l| l.slot)
+                    .filter(|&s| self.stack(s).is_none()),
+            );
+            self.unindex(item, &order);
         }
         out.taken = amount - left;
         out.shortfall = left;

@@ -69,12 +69,31 @@ impl ContainerContents {
         self.engine.as_ref().map_or(0, |e| e.count(item))
     }
 
-    /// Updates the mirror for the given slots only (after a delivery or a
-    /// take), so a big container's mirror costs nothing per request.
-    pub(crate) fn refresh_slots(&mut self, touched: impl IntoIterator<Item = u32>) {
+    /// Updates the mirror after a delivery or a take of `item`: only the
+    /// slots it touched (or, slotless, only that type's holding), so a big
+    /// container's mirror costs nothing per request. A delivery or a take
+    /// never changes the type of a slot that stays occupied, so an occupied
+    /// entry only needs its amount.
+    pub(crate) fn refresh_slots(&mut self, item: &str, touched: impl IntoIterator<Item = u32>) {
         let Some(e) = &self.engine else { return };
         if !e.rules().has_slots() {
-            return self.refresh();
+            let held = u32::try_from(e.count(item)).unwrap_or(u32::MAX);
+            let at = self
+                .slots
+                .binary_search_by(|entry| entry.as_ref().map_or("", |(k, _)| k.as_str()).cmp(item));
+            match (at, held) {
+                (Ok(i), 0) => {
+                    self.slots.remove(i);
+                }
+                (Ok(i), n) => {
+                    if let Some((_, amount)) = &mut self.slots[i] {
+                        *amount = n;
+                    }
+                }
+                (Err(_), 0) => {}
+                (Err(i), n) => self.slots.insert(i, Some((item.to_string(), n))),
+            }
+            return;
         }
         let len = e.slot_len();
         self.slots.resize(len, None);
@@ -83,8 +102,7 @@ impl ContainerContents {
                 continue;
             };
             match (entry.as_mut(), e.stack(s)) {
-                // same type: only the amount changed, no new string
-                (Some((item, n)), Some(st)) if item.as_str() == st.item.as_str() => *n = st.amount,
+                (Some((_, n)), Some(st)) => *n = st.amount,
                 (_, st) => *entry = st.map(|st| (st.item.to_string(), st.amount)),
             }
         }

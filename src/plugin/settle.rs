@@ -152,10 +152,7 @@ impl Containers<'_, '_> {
         let c = &mut *c;
         let engine = c.engine.as_mut().ok_or(NotAnswered::NotReady(container))?;
         let r = op(engine);
-        match r.touched() {
-            Some(slots) => c.refresh_slots(slots),
-            None => c.refresh(),
-        }
+        r.refresh(c);
         Ok(r)
     }
 
@@ -170,6 +167,26 @@ impl Containers<'_, '_> {
     /// Delivers `amount` of `item` to `container` and settles what does not
     /// enter. See [`super::Deliver`].
     pub fn deliver(
+        &mut self,
+        container: Entity,
+        item: &str,
+        amount: u32,
+        sender: Option<Entity>,
+    ) -> Result<ItemsDelivered, NotAnswered> {
+        let msg = self.settle_delivery(container, item, amount, sender)?;
+        self.delivered.write(msg.clone());
+        Ok(msg)
+    }
+
+    /// [`Self::deliver`] for the request system: the outcome goes to the
+    /// message only, without a copy for the caller.
+    pub(crate) fn answer_deliver(&mut self, r: &super::Deliver) {
+        if let Ok(msg) = self.settle_delivery(r.container, &r.item, r.amount, r.sender) {
+            self.delivered.write(msg);
+        }
+    }
+
+    fn settle_delivery(
         &mut self,
         container: Entity,
         item: &str,
@@ -219,25 +236,13 @@ impl Containers<'_, '_> {
         {
             self.commands.entity(p).despawn();
         }
-        Ok(self.report_delivery(container, sender, outcome, ledger))
-    }
-
-    fn report_delivery(
-        &mut self,
-        container: Entity,
-        sender: Option<Entity>,
-        outcome: Delivered,
-        ledger: Ledger,
-    ) -> ItemsDelivered {
-        let msg = ItemsDelivered {
+        Ok(ItemsDelivered {
             container,
             sender,
             outcome,
             settled: ledger.settled,
             warnings: ledger.warnings,
-        };
-        self.delivered.write(msg.clone());
-        msg
+        })
     }
 
     /// Picks up a loose pickup into `container`.
@@ -264,18 +269,33 @@ impl Containers<'_, '_> {
         amount: u32,
         slot: Option<u32>,
     ) -> Result<Taken, NotAnswered> {
-        let outcome = match self.with_engine(container, |e| e.take_inner(item, amount, slot)) {
-            Ok(o) => o,
-            Err(why) => {
-                self.unanswered(container, &why);
-                return Err(why);
-            }
-        };
+        let outcome = self.settle_take(container, item, amount, slot)?;
         self.taken.write(ItemsTaken {
             container,
             outcome: outcome.clone(),
         });
         Ok(outcome)
+    }
+
+    /// [`Self::take`] for the request system, without a copy for the caller.
+    pub(crate) fn answer_take(&mut self, r: &super::Take) {
+        if let Ok(outcome) = self.settle_take(r.container, &r.item, r.amount, r.slot) {
+            self.taken.write(ItemsTaken {
+                container: r.container,
+                outcome,
+            });
+        }
+    }
+
+    fn settle_take(
+        &mut self,
+        container: Entity,
+        item: &str,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Result<Taken, NotAnswered> {
+        self.with_engine(container, |e| e.take_inner(item, amount, slot))
+            .inspect_err(|why| self.unanswered(container, why))
     }
 
     /// Changes `container`'s capacity; forced-out items are settled.
@@ -636,32 +656,35 @@ impl Containers<'_, '_> {
     }
 }
 
-/// Which slots an outcome changed, when it knows (`None`: refresh all).
+/// Refreshes a container's mirror after an outcome: only the slots it
+/// names when it knows them, all of it otherwise.
 trait Touches {
-    fn touched(&self) -> Option<Vec<u32>>;
+    fn refresh(&self, c: &mut ContainerContents);
 }
 
 impl Touches for Delivered {
-    fn touched(&self) -> Option<Vec<u32>> {
-        Some(self.landed.iter().map(|l| l.slot).collect())
+    fn refresh(&self, c: &mut ContainerContents) {
+        c.refresh_slots(self.item.as_str(), self.landed.iter().map(|l| l.slot));
     }
 }
 
 impl Touches for Taken {
-    fn touched(&self) -> Option<Vec<u32>> {
-        Some(self.from.iter().map(|l| l.slot).collect())
+    fn refresh(&self, c: &mut ContainerContents) {
+        c.refresh_slots(self.item.as_str(), self.from.iter().map(|l| l.slot));
     }
 }
 
 impl Touches for ForcedOut {
-    fn touched(&self) -> Option<Vec<u32>> {
-        None
+    fn refresh(&self, c: &mut ContainerContents) {
+        c.refresh();
     }
 }
 
 impl Touches for Rearranged {
-    fn touched(&self) -> Option<Vec<u32>> {
-        self.refused.map(|_| Vec::new())
+    fn refresh(&self, c: &mut ContainerContents) {
+        if self.refused.is_none() {
+            c.refresh();
+        }
     }
 }
 

@@ -203,10 +203,10 @@ pub(crate) fn handle_requests(
         let _ = ops.pick_up(r.container, r.pickup);
     }
     for r in delivers.read() {
-        let _ = ops.deliver(r.container, &r.item, r.amount, r.sender);
+        ops.answer_deliver(r);
     }
     for r in takes.read() {
-        let _ = ops.take(r.container, &r.item, r.amount, r.slot);
+        ops.answer_take(r);
     }
     for r in moves.read() {
         let _ = ops.move_items(r.container, r.from, r.to, r.amount);
