@@ -319,9 +319,12 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                     w.write_message(EmptyForGoneOwner { container: c });
                 }
                 10 => {
-                    // a reload: the adoption's slot count or budget changes
+                    // a reload: the adoption's slot count or budget changes,
+                    // or the reloaded file no longer compiles (a tuning key
+                    // it names does not exist): containers keep their rules
                     let h = handles[1 + rng.below(handles.len() - 1)].clone();
                     let n = 1 + rng.below(8);
+                    let broken = rng.below(5) == 0;
                     let mut assets = w.resource_mut::<Assets<AdoptionAsset>>();
                     if let Some(mut a) = assets.get_mut(&h) {
                         let key = if a.adoption.answers["capacity-limit"] == "size-budget" {
@@ -329,10 +332,15 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                         } else {
                             "slot-count"
                         };
+                        let value = if broken {
+                            ValueSource::Tuning {
+                                tuning: "no-such-key".into(),
+                            }
+                        } else {
+                            ValueSource::Number(n as f64)
+                        };
                         if a.adoption.answers["capacity-limit"] != "no-limit" {
-                            a.adoption
-                                .values
-                                .insert(key.into(), ValueSource::Number(n as f64));
+                            a.adoption.values.insert(key.into(), value);
                         }
                     }
                 }
@@ -388,7 +396,15 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
     assert!(!seen.spilled.is_empty(), "despawns spilled items");
     assert!(loads > 5, "saves were loaded back ({loads})");
     assert!(
-        !seen.rejected.is_empty(),
+        seen.rejected
+            .iter()
+            .any(|r| r.message.contains("no-such-key")),
+        "a reload that does not compile was reported"
+    );
+    assert!(
+        seen.rejected
+            .iter()
+            .any(|r| r.message.contains("backpack-slots")),
         "a removed tuning key was reported"
     );
     assert!(
