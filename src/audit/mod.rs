@@ -280,6 +280,9 @@ impl fmt::Display for AuditReport {
                 Verdict::CannotRun { needs } => {
                     writeln!(f, "{:>3}. {name:<36} cannot run: {needs}", i + 1)?
                 }
+                Verdict::Failed(x) if x.replay.is_empty() => {
+                    writeln!(f, "{:>3}. {name:<36} FAILED: {}", i + 1, x.message)?
+                }
                 Verdict::Failed(x) => {
                     writeln!(
                         f,
