@@ -665,6 +665,8 @@ fn same_input_same_result(setup: &Setup<'_>, options: &AuditOptions, head: &Repl
                             size_budget,
                         } => format!("{:?}", s.resize(*slot_count, *size_budget)),
                         Op::OwnerGone => format!("{:?}", s.owner_gone()),
+                        // sequences never sort or move
+                        Op::Sort { .. } | Op::Move { .. } => String::new(),
                     };
                     let c = s.contents();
                     format!(
@@ -728,7 +730,7 @@ impl ReplayHead {
         out.push_str("  \"steps\": [\n");
         let steps: Vec<String> = ops
             .iter()
-            .map(|op| format!("    {}", op.to_step()))
+            .map(|op| format!("    {}", run::to_step(op)))
             .collect();
         out.push_str(&steps.join(",\n"));
         out.push_str("\n  ]\n}\n");

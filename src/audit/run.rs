@@ -14,63 +14,46 @@ use crate::contents::{Contents, ForcedOut, SlotRules, Stack};
 use crate::decimal::Decimal;
 use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
 
-/// One request of a sequence.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Op {
-    Deliver {
-        item: String,
-        amount: u32,
-    },
-    Take {
-        item: String,
-        amount: u32,
-        slot: Option<u32>,
-    },
-    Resize {
-        slot_count: Option<u32>,
-        size_budget: Option<Decimal>,
-    },
-    OwnerGone,
-}
+/// One request of a sequence: a scenario step (sequences use deliveries,
+/// takes, resizes and owner-gone).
+pub(crate) use crate::scenario::Step as Op;
 
-impl Op {
-    /// The op as a scenario step.
-    pub(crate) fn to_step(&self) -> Value {
-        match self {
-            Op::Deliver { item, amount } => {
-                json!({"op": "deliver", "item": item, "amount": amount})
-            }
-            Op::Take {
-                item,
-                amount,
-                slot: None,
-            } => {
-                json!({"op": "take", "item": item, "amount": amount})
-            }
-            Op::Take {
-                item,
-                amount,
-                slot: Some(s),
-            } => {
-                json!({"op": "take", "item": item, "amount": amount, "slot": s})
-            }
-            Op::Resize {
-                slot_count,
-                size_budget,
-            } => {
-                let mut m = serde_json::Map::new();
-                m.insert("op".into(), json!("resize"));
-                if let Some(n) = slot_count {
-                    m.insert("slot-count".into(), json!(n));
-                }
-                if let Some(b) = size_budget {
-                    let v = serde_json::to_value(b).unwrap_or(Value::Null);
-                    m.insert("size-budget".into(), v);
-                }
-                Value::Object(m)
-            }
-            Op::OwnerGone => json!({"op": "owner-gone"}),
+/// A request as the step of a scenario file, for replays.
+pub(crate) fn to_step(op: &Op) -> Value {
+    match op {
+        Op::Deliver { item, amount } => {
+            json!({"op": "deliver", "item": item, "amount": amount})
         }
+        Op::Take {
+            item,
+            amount,
+            slot: None,
+        } => {
+            json!({"op": "take", "item": item, "amount": amount})
+        }
+        Op::Take {
+            item,
+            amount,
+            slot: Some(s),
+        } => {
+            json!({"op": "take", "item": item, "amount": amount, "slot": s})
+        }
+        Op::Resize {
+            slot_count,
+            size_budget,
+        } => {
+            let mut m = serde_json::Map::new();
+            m.insert("op".into(), json!("resize"));
+            if let Some(n) = slot_count {
+                m.insert("slot-count".into(), json!(n));
+            }
+            if let Some(b) = size_budget {
+                let v = serde_json::to_value(b).unwrap_or(Value::Null);
+                m.insert("size-budget".into(), v);
+            }
+            Value::Object(m)
+        }
+        other => json!({"op": other.op()}),
     }
 }
 
@@ -508,11 +491,14 @@ fn step_checks(
                 _ => {}
             }
         }
-        Op::Resize {
-            slot_count,
-            size_budget,
-        } => {
-            let f = subject.resize(*slot_count, *size_budget);
+        Op::Resize { .. } | Op::OwnerGone => {
+            let f = match op {
+                Op::Resize {
+                    slot_count,
+                    size_budget,
+                } => subject.resize(*slot_count, *size_budget),
+                _ => subject.owner_gone(),
+            };
             checks += forced(
                 setup,
                 subject.contents(),
@@ -524,19 +510,8 @@ fn step_checks(
                 op,
             )?;
         }
-        Op::OwnerGone => {
-            let f = subject.owner_gone();
-            checks += forced(
-                setup,
-                subject.contents(),
-                ledger,
-                &f,
-                check,
-                before,
-                step,
-                op,
-            )?;
-        }
+        // sequences never sort or move
+        Op::Sort { .. } | Op::Move { .. } => {}
     }
     Ok(checks)
 }
@@ -638,7 +613,7 @@ fn forced(
 ) -> Result<u64, Violation> {
     let what = match op {
         Op::OwnerGone => "owner gone".to_string(),
-        _ => format!("{}", op.to_step()),
+        _ => format!("{}", to_step(op)),
     };
     for p in &f.portions {
         if let Some(n) = ledger.get_mut(p.item.as_str()) {
