@@ -411,6 +411,8 @@ impl Contents {
         }
         if let Some(list) = self.by_type.get_mut(item) {
             list.retain(|s| !emptied.contains(s));
+            // an emptied type keeps its (empty) entry, so its id is not
+            // allocated again when it comes back; the table stays bounded
             if list.is_empty() && self.by_type.len() > KEEP_EMPTY_TYPES {
                 self.by_type.remove(item);
             }
@@ -439,16 +441,7 @@ impl Contents {
     fn clear_slot(&mut self, slot: u32) -> Option<Stack> {
         let stack = self.slots.get_mut(slot as usize)?.take()?;
         self.occ.clear(slot);
-        if let Some(set) = self.by_type.get_mut(stack.item.as_str()) {
-            if let Ok(i) = set.binary_search(&slot) {
-                set.remove(i);
-            }
-            // an emptied type keeps its (empty) entry, so its id is not
-            // allocated again when it comes back; the table stays bounded
-            if set.is_empty() && self.by_type.len() > KEEP_EMPTY_TYPES {
-                self.by_type.remove(stack.item.as_str());
-            }
-        }
+        self.unindex(stack.item.as_str(), &[slot]);
         Some(stack)
     }
 

@@ -127,20 +127,16 @@ impl Contents {
     fn place_raw(&mut self, slot: Option<u32>, item: ItemType, s: &SavedStack) {
         let size = self.rules.row(&s.item).map(|r| r.size).unwrap_or_default();
         let stack = Stack {
-            item: item.clone(),
+            item,
             amount: s.amount,
             began: s.began,
             last_received: s.last_received,
         };
         self.counter = self.counter.max(s.last_received);
         match slot {
-            Some(slot) => {
-                self.slots[slot as usize] = Some(stack);
-                self.occ.set(slot);
-                self.index_slot(&item, slot);
-            }
+            Some(slot) => self.put_stack(slot, stack),
             None => {
-                self.holdings.insert(item, stack);
+                self.holdings.insert(stack.item.clone(), stack);
             }
         }
         self.size_used = self.size_used.plus(size.times(s.amount));
