@@ -27,7 +27,7 @@ fn day_12(c: &mut Criterion) {
         .iter()
         .map(|r| (r.id.clone(), r.stack_limit))
         .collect();
-    let ops = day(names.len(), 2_000, 12, 25);
+    let ops = day(names.len(), 2_000, 12, 25, Takes::BySlot(12));
     let engine = Contents::new(Arc::new(rules.clone()));
     let base = Baseline::new(rules.slot_count as usize, &limits);
     let mut g = c.benchmark_group("day-12-slots-2000-ops");
@@ -51,7 +51,7 @@ fn day_12(c: &mut Criterion) {
 fn day_10k(c: &mut Criterion) {
     let (rules, limits) = bank_rules(1000, 10_000);
     let names: Vec<String> = (0..1000).map(|i| format!("item-{i}")).collect();
-    let ops = day(names.len(), 2_000, 10, 60);
+    let ops = day(names.len(), 2_000, 10, 60, Takes::ByType);
     let mut engine = Contents::new(Arc::new(rules.clone()));
     let mut base = Baseline::new(10_000, &limits);
     for i in 0..6_000 {
@@ -107,9 +107,7 @@ fn forced_removal_10k(c: &mut Criterion) {
 
 fn ecs_frame(c: &mut Criterion) {
     let (mut app, bags) = backpack_app(10_000);
-    let (rules, _) = seed_rules();
-    let rules = Arc::new(rules);
-    let mut engines: Vec<Contents> = (0..10_000).map(|_| Contents::new(rules.clone())).collect();
+    let mut engines = backpack_engines(10_000);
     let mut g = c.benchmark_group("10k-backpacks-deliver-and-take");
     g.sample_size(10);
     g.bench_function("ecs-frame", |b| {
@@ -125,12 +123,7 @@ fn ecs_frame(c: &mut Criterion) {
         })
     });
     g.bench_function("engine-direct", |b| {
-        b.iter(|| {
-            for c in engines.iter_mut() {
-                black_box(c.deliver("berries", 3));
-                black_box(c.take("berries", 2));
-            }
-        })
+        b.iter(|| engine_requests(&mut engines))
     });
     g.finish();
 }

@@ -133,7 +133,7 @@ fn main() {
         .iter()
         .map(|r| (r.id.clone(), r.stack_limit))
         .collect();
-    let ops12 = day(names12.len(), 20_000, 12, 25);
+    let ops12 = day(names12.len(), 20_000, 12, 25, Takes::BySlot(12));
     let (e12, b12) = engine_vs_baseline(seed, limits12, &names12, &ops12, 0);
     println!("time engine-op-12 {e12:.1} ns");
     println!("time baseline-op-12 {b12:.1} ns");
@@ -142,7 +142,7 @@ fn main() {
     // engine-vs-baseline-10k
     let (bank, limits_bank) = bank_rules(1000, 10_000);
     let names_bank: Vec<String> = (0..1000).map(|i| format!("item-{i}")).collect();
-    let ops_bank = day(names_bank.len(), 20_000, 10, 60);
+    let ops_bank = day(names_bank.len(), 20_000, 10, 60, Takes::ByType);
     let (ebank, bbank) =
         engine_vs_baseline(bank.clone(), limits_bank, &names_bank, &ops_bank, 6_000);
     println!("time engine-op-10k {ebank:.1} ns");
@@ -222,7 +222,6 @@ fn main() {
 }
 
 fn ecs_vs_engine() -> (Duration, Duration) {
-    let (rules, _) = seed_rules();
     let (mut app, bags) = backpack_app(10_000);
     let frame = |app: &mut bevy::prelude::App| {
         write_requests(app, &bags);
@@ -234,13 +233,7 @@ fn ecs_vs_engine() -> (Duration, Duration) {
         frame(&mut app);
     }
     let ecs = (0..7).map(|_| frame(&mut app)).min().unwrap_or_default();
-    let rules = Arc::new(rules);
-    let mut engines: Vec<Contents> = (0..10_000).map(|_| Contents::new(rules.clone())).collect();
-    let direct = best(7, || {
-        for c in engines.iter_mut() {
-            black_box(c.deliver("berries", 3));
-            black_box(c.take("berries", 2));
-        }
-    });
+    let mut engines = backpack_engines(10_000);
+    let direct = best(7, || engine_requests(&mut engines));
     (ecs, direct)
 }

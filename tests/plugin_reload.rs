@@ -204,3 +204,61 @@ fn a_tuning_change_resizes_and_a_removed_key_is_reported() {
     assert!(rejected.last().unwrap().message.contains("backpack-slots"));
     assert_eq!(slots(&app, bag).len(), 3, "rules stay");
 }
+
+fn rules_of(app: &App, e: Entity) -> std::sync::Arc<bevy_container::rules::Rules> {
+    app.world()
+        .get::<ContainerContents>(e)
+        .and_then(|c| c.engine())
+        .expect("engine attached")
+        .rules()
+        .clone()
+}
+
+fn spawn_on(app: &mut App, handle: &Handle<AdoptionAsset>) -> Entity {
+    let e = app
+        .world_mut()
+        .spawn((Container::new(handle.clone()), Transform::default()))
+        .id();
+    app.update();
+    e
+}
+
+#[test]
+fn containers_of_one_adoption_share_its_rules_until_it_or_the_tuning_changes() {
+    let mut app = app();
+    let mut adoption = seed();
+    adoption.values.insert(
+        "slot-count".into(),
+        ValueSource::Tuning {
+            tuning: "backpack-slots".into(),
+        },
+    );
+    app.insert_resource(ContainerTuning(
+        Tuning::default().with("backpack-slots", 6.0),
+    ));
+    let (first, handle) = spawn(&mut app, adoption, Vec3::ZERO);
+    let second = spawn_on(&mut app, &handle);
+    assert!(
+        std::sync::Arc::ptr_eq(&rules_of(&app, first), &rules_of(&app, second)),
+        "one compile shared by both"
+    );
+    assert_eq!(slots(&app, second).len(), 6);
+
+    // a tuning change: a container spawned afterwards gets the new value,
+    // not the shared copy of the old rules
+    app.world_mut()
+        .resource_mut::<ContainerTuning>()
+        .set("backpack-slots", 4.0);
+    app.update();
+    let third = spawn_on(&mut app, &handle);
+    assert_eq!(slots(&app, third).len(), 4);
+    assert_eq!(slots(&app, first).len(), 4);
+
+    // a reload: the same
+    set_slot_count(&mut app, &handle, 5.0);
+    app.update();
+    let fourth = spawn_on(&mut app, &handle);
+    assert_eq!(slots(&app, fourth).len(), 5);
+    assert_eq!(slots(&app, third).len(), 5);
+    assert_eq!(*rules_of(&app, fourth), *rules_of(&app, first));
+}

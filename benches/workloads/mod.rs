@@ -90,6 +90,19 @@ impl Baseline {
         amount - left
     }
 
+    /// Takes up to `amount` from one slot, whatever it holds.
+    pub fn take_from(&mut self, slot: usize, amount: u32) -> u32 {
+        let Some(Some((_, n))) = self.slots.get_mut(slot) else {
+            return 0;
+        };
+        let k = (*n).min(amount);
+        *n -= k;
+        if *n == 0 {
+            self.slots[slot] = None;
+        }
+        k
+    }
+
     pub fn take(&mut self, item: &str, amount: u32) -> u32 {
         let id = self.id(item);
         let mut left = amount;
@@ -114,20 +127,36 @@ impl Baseline {
 
 #[derive(Clone, Copy)]
 pub enum Op {
+    /// Deliver an amount of a type.
     Deliver(usize, u32),
+    /// Take an amount of a type, in the draw order.
     Take(usize, u32),
+    /// The player clicks a slot and takes an amount of what it holds.
+    TakeFrom(usize, u32),
 }
 
-pub fn day(types: usize, ops: usize, seed: u64, max: u64) -> Vec<Op> {
+/// How a day's takes choose what to take.
+#[derive(Clone, Copy)]
+pub enum Takes {
+    /// By type, in the container's draw order (a bank, a crafting step).
+    ByType,
+    /// By a slot the player clicks, among this many (the seed backpack:
+    /// its draw order is `not-applicable`, the player names the slot).
+    BySlot(usize),
+}
+
+/// `ops` requests, 55% deliveries and 45% takes, of 1 to `max` items of
+/// one of `types` types.
+pub fn day(types: usize, ops: usize, seed: u64, max: u64, takes: Takes) -> Vec<Op> {
     let mut rng = Rng(seed);
     (0..ops)
         .map(|_| {
             let t = rng.below(types as u64) as usize;
             let a = 1 + rng.below(max) as u32;
-            if rng.below(100) < 55 {
-                Op::Deliver(t, a)
-            } else {
-                Op::Take(t, a)
+            match (rng.below(100) < 55, takes) {
+                (true, _) => Op::Deliver(t, a),
+                (false, Takes::ByType) => Op::Take(t, a),
+                (false, Takes::BySlot(slots)) => Op::TakeFrom(rng.below(slots as u64) as usize, a),
             }
         })
         .collect()
@@ -169,6 +198,7 @@ pub fn seed_rules() -> (Rules, Vec<u8>) {
 pub trait Holder: Clone {
     fn put(&mut self, item: &str, amount: u32);
     fn draw(&mut self, item: &str, amount: u32);
+    fn draw_from(&mut self, slot: usize, amount: u32);
 }
 
 impl Holder for Contents {
@@ -178,6 +208,13 @@ impl Holder for Contents {
     fn draw(&mut self, item: &str, amount: u32) {
         black_box(self.take(item, amount));
     }
+    fn draw_from(&mut self, slot: usize, amount: u32) {
+        // the player sees what the slot holds and asks for it there
+        let Some(item) = self.stack(slot as u32).map(|s| s.item.clone()) else {
+            return;
+        };
+        black_box(self.take_from(item.as_str(), amount, slot as u32));
+    }
 }
 
 impl Holder for Baseline {
@@ -186,6 +223,9 @@ impl Holder for Baseline {
     }
     fn draw(&mut self, item: &str, amount: u32) {
         black_box(self.take(item, amount));
+    }
+    fn draw_from(&mut self, slot: usize, amount: u32) {
+        black_box(self.take_from(slot, amount));
     }
 }
 
@@ -202,7 +242,11 @@ pub fn full_bank(bank: &Arc<Rules>, names: &[String]) -> Contents {
     full
 }
 
-/// A headless app with `n` seed backpacks.
+/// Berries in each backpack before the timed frames, so a frame's
+/// deliver-2, take-2-from-slot-0 keeps every backpack in the same state.
+pub const PREFILL: u32 = 10;
+
+/// A headless app with `n` seed backpacks holding [`PREFILL`] berries.
 pub fn backpack_app(n: usize) -> (App, Vec<Entity>) {
     let bytes = std::fs::read("assets/backpack.adoption.json").expect("run from the crate root");
     let a = adoption::read(&bytes, Format::Json, Context::default()).unwrap();
@@ -220,26 +264,57 @@ pub fn backpack_app(n: usize) -> (App, Vec<Entity>) {
         .map(|_| app.world_mut().spawn(Container::new(handle.clone())).id())
         .collect();
     app.update();
+    for &bag in &bags {
+        app.world_mut().write_message(Deliver {
+            container: bag,
+            item: "berries".into(),
+            amount: PREFILL,
+            sender: None,
+        });
+    }
+    app.update();
     (app, bags)
 }
 
-/// Writes one deliver and one take request per bag.
+/// Writes one deliver and one take request per bag: 2 berries in, and the
+/// player takes 2 from slot 0 (the seed's draw order is `not-applicable`).
 pub fn write_requests(app: &mut App, bags: &[Entity]) {
     let world = app.world_mut();
     for &bag in bags {
         world.write_message(Deliver {
             container: bag,
             item: "berries".into(),
-            amount: 3,
+            amount: 2,
             sender: None,
         });
         world.write_message(Take {
             container: bag,
             item: "berries".into(),
             amount: 2,
-            slot: None,
+            slot: Some(0),
         });
     }
+}
+
+/// The same requests as [`write_requests`] on engines directly.
+pub fn engine_requests(engines: &mut [Contents]) {
+    for c in engines.iter_mut() {
+        black_box(c.deliver("berries", 2));
+        black_box(c.take_from("berries", 2, 0));
+    }
+}
+
+/// `n` seed backpacks holding [`PREFILL`] berries, without Bevy.
+pub fn backpack_engines(n: usize) -> Vec<Contents> {
+    let (rules, _) = seed_rules();
+    let rules = Arc::new(rules);
+    (0..n)
+        .map(|_| {
+            let mut c = Contents::new(rules.clone());
+            c.deliver("berries", PREFILL);
+            c
+        })
+        .collect()
 }
 
 /// Runs `ops` on `c`.
@@ -248,6 +323,7 @@ pub fn play<H: Holder>(c: &mut H, names: &[String], ops: &[Op]) {
         match *op {
             Op::Deliver(t, a) => c.put(&names[t], a),
             Op::Take(t, a) => c.draw(&names[t], a),
+            Op::TakeFrom(s, a) => c.draw_from(s, a),
         }
     }
 }

@@ -14,9 +14,17 @@ use super::components::{Container, ContainerContents, ContainerSlotRules};
 use super::messages::*;
 use super::settle::{Containers, PickupPlacement, spawn_pickup};
 use crate::contents::Contents;
+use crate::hash::FxHashMap;
 use crate::rules::Rules;
 
+/// Rules compiled for each adoption asset under the current tuning, shared
+/// by every container that uses it: one compile and one copy in memory for
+/// ten thousand backpacks.
+#[derive(Default)]
+pub(crate) struct CompiledRules(FxHashMap<AssetId<AdoptionAsset>, Arc<Rules>>);
+
 /// Gives each new container its engine once its adoption is loaded.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn attach_engines(
     mut containers: Query<(
         Entity,
@@ -25,19 +33,42 @@ pub(crate) fn attach_engines(
         Option<&ContainerSlotRules>,
     )>,
     assets: Res<Assets<AdoptionAsset>>,
+    mut events: MessageReader<AssetEvent<AdoptionAsset>>,
     tuning: Res<ContainerTuning>,
+    mut compiled: Local<CompiledRules>,
     mut reported: Local<BTreeSet<Entity>>,
 ) {
+    // a changed file or tuning makes the shared rules stale
+    if tuning.is_changed() {
+        compiled.0.clear();
+    }
+    for event in events.read() {
+        if let AssetEvent::Modified { id }
+        | AssetEvent::Removed { id }
+        | AssetEvent::Unused { id } = event
+        {
+            compiled.0.remove(id);
+        }
+    }
     for (entity, container, mut contents, slot_rules) in &mut containers {
         if contents.engine.is_some() {
             continue;
         }
-        let Some(asset) = assets.get(&container.adoption) else {
+        let id = container.adoption.id();
+        let Some(asset) = assets.get(id) else {
             continue;
         };
-        match Rules::compile(&asset.adoption, &tuning.0) {
+        let rules = match compiled.0.get(&id) {
+            Some(rules) => Ok(rules.clone()),
+            None => Rules::compile(&asset.adoption, &tuning.0).map(|r| {
+                let r = Arc::new(r);
+                compiled.0.insert(id, r.clone());
+                r
+            }),
+        };
+        match rules {
             Ok(rules) => {
-                let mut engine = Contents::new(Arc::new(rules));
+                let mut engine = Contents::new(rules);
                 if let Some(sr) = slot_rules {
                     engine.set_slot_rules(Some(sr.to_rules()));
                 }
@@ -147,23 +178,30 @@ pub(crate) fn apply_tuning_changes(
         .map(|(e, c)| (e, c.adoption.id()))
         .collect();
     users.sort_by_key(|(e, _)| *e);
-    let mut reported = Vec::new();
+    // one compile per adoption, shared by its containers
+    let mut compiled: Vec<(AssetId<AdoptionAsset>, Option<Arc<Rules>>)> = Vec::new();
     for (entity, id) in users {
         let Some(asset) = assets.get(id) else {
             continue;
         };
-        match Rules::compile(&asset.adoption, &tuning.0) {
-            Ok(rules) => {
-                if ops.contents(entity).is_some_and(|e| **e.rules() != rules) {
-                    let _ = ops.change_rules(entity, Arc::new(rules));
-                }
+        let rules = match compiled.iter().find(|(a, _)| *a == id) {
+            Some((_, rules)) => rules.clone(),
+            None => {
+                let rules = match Rules::compile(&asset.adoption, &tuning.0) {
+                    Ok(r) => Some(Arc::new(r)),
+                    Err(report) => {
+                        reject(&mut rejected, id, report);
+                        None
+                    }
+                };
+                compiled.push((id, rules.clone()));
+                rules
             }
-            Err(report) => {
-                if !reported.contains(&id) {
-                    reported.push(id);
-                    reject(&mut rejected, id, report);
-                }
-            }
+        };
+        if let Some(rules) = rules
+            && ops.contents(entity).is_some_and(|e| **e.rules() != *rules)
+        {
+            let _ = ops.change_rules(entity, rules);
         }
     }
 }
