@@ -293,7 +293,20 @@ fn run(case: &Case) -> Result<Vec<String>, String> {
                 log.push(format!("{d:?}"));
             }
             Op::Take(t, a, s) => {
+                // a click on a slot holding the type is the same take
+                let by_click = s
+                    .filter(|&s| c.stack(s).is_some_and(|st| st.item.as_str() == POOL[*t]))
+                    .map(|s| {
+                        let mut twin = c.clone();
+                        let k = twin.take_slot(s, *a);
+                        (k, snapshot(&twin))
+                    });
                 let k = c.take_inner(POOL[*t], *a, *s);
+                if let Some((click, state)) = by_click
+                    && (click.as_ref() != Some(&k) || state != snapshot(&c))
+                {
+                    return Err(at(format!("take_slot differs from take_from: {click:?}")));
+                }
                 if k.asked != k.taken + k.shortfall {
                     return Err(at(format!("asked != taken + shortfall: {k:?}")));
                 }

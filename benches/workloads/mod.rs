@@ -209,11 +209,8 @@ impl Holder for Contents {
         black_box(self.take(item, amount));
     }
     fn draw_from(&mut self, slot: usize, amount: u32) {
-        // the player sees what the slot holds and asks for it there
-        let Some(item) = self.stack(slot as u32).map(|s| s.item.clone()) else {
-            return;
-        };
-        black_box(self.take_from(item.as_str(), amount, slot as u32));
+        // the player clicks the slot and takes what it holds
+        black_box(self.take_slot(slot as u32, amount));
     }
 }
 

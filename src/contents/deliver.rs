@@ -42,12 +42,12 @@ impl Contents {
             (Vec::new(), want)
         };
         let rest = amount - placed;
-        let mut out = Delivered::nothing(id.clone(), amount);
+        let mut out = Delivered::nothing(id, amount);
         let limited = self.rules.has_slot_limit() || self.rules.has_budget();
         if rest > 0 {
             match (self.rules.partial, self.rules.leftover) {
                 (PartialAcceptance::AllOrNothing, _) if limited => {
-                    return Delivered::refused(id, amount, Reason::DoesNotFit);
+                    return Delivered::refused(out.item, amount, Reason::DoesNotFit);
                 }
                 (_, Some(to)) => out.leftover = Some(Leftover { amount: rest, to }),
                 (_, None) if limited => {
@@ -75,15 +75,15 @@ impl Contents {
             let mut fresh = std::mem::take(&mut self.scratch);
             fresh.clear();
             for l in &landed {
-                if self.add_to_slot(l.slot, &id, l.amount, terms.size) {
+                if self.add_to_slot(l.slot, &out.item, l.amount, terms.size) {
                     fresh.push(l.slot);
                 }
             }
-            self.index_new(&id, fresh.iter().copied());
+            self.index_new(&out.item, fresh.iter().copied());
             self.scratch = fresh;
             out.landed = landed;
         } else if placed > 0 {
-            self.add_holding(&id, placed, terms.size);
+            self.add_holding(&out.item, placed, terms.size);
         }
         out
     }
@@ -144,6 +144,11 @@ impl Contents {
                 _ => 0,
             }
         };
+        // a slot in `own` holds this type: only its amount matters
+        let own_room = |slot: u32| -> u32 {
+            self.stack(slot)
+                .map_or(0, |s| limit.saturating_sub(s.amount))
+        };
         if want == 0 {
             return plan;
         }
@@ -151,7 +156,7 @@ impl Contents {
         match self.rules.fill {
             FillOrder::TopUpThenFirstEmpty => {
                 for &s in own {
-                    if take(s, room(s), &mut plan) {
+                    if take(s, own_room(s), &mut plan) {
                         return plan;
                     }
                 }

@@ -1,6 +1,6 @@
 //! Take: the game or the player asks for items (spec section 5).
 
-use super::{Contents, Landing, Reason, Taken};
+use super::{Contents, ItemType, Landing, Reason, Taken};
 use crate::rules::DrawOrder;
 
 impl Contents {
@@ -31,6 +31,35 @@ impl Contents {
             }
             None => self.item_type(item),
         };
+        self.draw(id, amount, slot, order)
+    }
+
+    /// Takes up to `amount` from `slot`, of whatever type it holds: the
+    /// player clicking a slot. The same as [`Contents::take_from`] with the
+    /// slot's type; `None` when the slot is empty or past the last.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// backpack.deliver("berries", 5);
+    /// let eaten = backpack.take_slot(0, 2).unwrap();
+    /// assert_eq!((eaten.item.as_str(), eaten.taken), ("berries", 2));
+    /// assert!(backpack.take_slot(1, 2).is_none());
+    /// ```
+    pub fn take_slot(&mut self, slot: u32, amount: u32) -> Option<Taken> {
+        let id = self.stack(slot)?.item.clone();
+        let mut order = std::mem::take(&mut self.scratch);
+        order.clear();
+        Some(self.draw(id, amount, Some(slot), order))
+    }
+
+    /// Draws up to `amount` of `id`: from `slot` when given, else from the
+    /// type's stacks already copied into `order` (ascending). `order` is the
+    /// reused scratch list and goes back to it.
+    fn draw(&mut self, id: ItemType, amount: u32, slot: Option<u32>, mut order: Vec<u32>) -> Taken {
         let mut out = Taken {
             item: id,
             asked: amount,
@@ -39,6 +68,7 @@ impl Contents {
             from: Vec::new(),
             refused: None,
         };
+        let item = out.item.as_str();
         if amount == 0 {
             self.scratch = order;
             return out;
@@ -107,7 +137,7 @@ impl Contents {
                     .map(|l| l.slot)
                     .filter(|&s| self.stack(s).is_none()),
             );
-            self.unindex(item, &order);
+            self.unindex(out.item.as_str(), &order);
         }
         out.taken = amount - left;
         out.shortfall = left;
