@@ -20,10 +20,11 @@ impl Contents {
     /// ```
     pub fn deliver(&mut self, item: &str, amount: u32) -> Delivered {
         // one lookup for the shared id and the type's stacks
-        let (id, own): (super::ItemType, &[u32]) = match self.by_type.get_key_value(item) {
-            Some((k, list)) => (k.clone(), list.as_slice()),
-            None => (self.item_type(item), &[]),
+        let (id, at) = match self.by_type.find(item) {
+            Some((at, k)) => (k.clone(), Some(at)),
+            None => (self.item_type(item), None),
         };
+        let own = at.map_or(&[][..], |at| self.by_type.list(at));
         if amount == 0 {
             return Delivered::nothing(id, 0);
         }
@@ -79,7 +80,7 @@ impl Contents {
                     fresh.push(l.slot);
                 }
             }
-            self.index_new(&out.item, fresh.iter().copied());
+            self.index_new(&out.item, at, fresh.iter().copied());
             self.scratch = fresh;
             out.landed = landed;
         } else if placed > 0 {

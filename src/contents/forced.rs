@@ -91,9 +91,7 @@ impl Contents {
             if need == 0 {
                 break;
             }
-            let Some(slots) = self.by_type.get(row.id.as_str()) else {
-                continue;
-            };
+            let slots = self.by_type.slots(row.id.as_str());
             let k = (slots.len() as u64).min(need);
             if k > 0 {
                 leaving.push((row, k as usize));
@@ -105,7 +103,7 @@ impl Contents {
         }
         let mut portions = Vec::with_capacity(leaving.iter().map(|l| l.1).sum());
         for (row, k) in leaving {
-            let Some(list) = self.by_type.get_mut(row.id.as_str()) else {
+            let Some(list) = self.by_type.slots_mut(row.id.as_str()) else {
                 continue;
             };
             let cut = list.len() - k;

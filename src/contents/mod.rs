@@ -31,6 +31,7 @@
 
 mod deliver;
 mod forced;
+mod index;
 mod occupancy;
 mod outcome;
 mod rearrange;
@@ -52,7 +53,6 @@ pub use outcome::{
 
 use crate::adoption::MAX_SLOTS;
 use crate::decimal::Decimal;
-use crate::hash::FxHashMap;
 use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
 
 /// An item type's id (kebab-case), cheap to clone.
@@ -187,7 +187,7 @@ pub struct Contents {
     slot_rules: Option<Arc<SlotRules>>,
     slots: Vec<Option<Stack>>,
     holdings: BTreeMap<ItemType, Stack>,
-    by_type: FxHashMap<ItemType, Vec<u32>>,
+    by_type: index::TypeIndex,
     occ: occupancy::Occupancy,
     size_used: Decimal,
     counter: u64,
@@ -208,7 +208,7 @@ impl Contents {
             slot_rules: None,
             slots: Vec::new(),
             holdings: BTreeMap::new(),
-            by_type: FxHashMap::default(),
+            by_type: index::TypeIndex::default(),
             occ: occupancy::Occupancy::default(),
             size_used: Decimal::ZERO,
             counter: 0,
@@ -281,12 +281,12 @@ impl Contents {
         if !self.rules.has_slots() {
             return self.holdings.get(item).map_or(0, |s| u64::from(s.amount));
         }
-        self.by_type.get(item).map_or(0, |set| {
-            set.iter()
-                .filter_map(|&s| self.stack(s))
-                .map(|s| u64::from(s.amount))
-                .sum()
-        })
+        self.by_type
+            .slots(item)
+            .iter()
+            .filter_map(|&s| self.stack(s))
+            .map(|s| u64::from(s.amount))
+            .sum()
     }
 
     /// Every type held and its total, sorted by type.
@@ -384,16 +384,20 @@ impl Contents {
         }
     }
 
-    /// Adds new stacks of `item` to its slot list, with one lookup.
-    fn index_new(&mut self, item: &ItemType, slots: impl IntoIterator<Item = u32>) {
+    /// Adds new stacks of `item` (numbered `at` in the index, when known)
+    /// to its slot list.
+    fn index_new(
+        &mut self,
+        item: &ItemType,
+        at: Option<u32>,
+        slots: impl IntoIterator<Item = u32>,
+    ) {
         let mut slots = slots.into_iter().peekable();
         if slots.peek().is_none() {
             return;
         }
-        let list = match self.by_type.get_mut(item.as_str()) {
-            Some(list) => list,
-            None => self.by_type.entry(item.clone()).or_default(),
-        };
+        let at = at.unwrap_or_else(|| self.by_type.number(item));
+        let list = self.by_type.list_mut(at);
         for s in slots {
             match list.last() {
                 // the common case: new stacks come after the type's others
@@ -404,19 +408,9 @@ impl Contents {
         }
     }
 
-    /// Removes emptied slots from `item`'s slot list, with one lookup.
+    /// Removes emptied slots from `item`'s slot list.
     fn unindex(&mut self, item: &str, emptied: &[u32]) {
-        if emptied.is_empty() {
-            return;
-        }
-        if let Some(list) = self.by_type.get_mut(item) {
-            list.retain(|s| !emptied.contains(s));
-            // an emptied type keeps its (empty) entry, so its id is not
-            // allocated again when it comes back; the table stays bounded
-            if list.is_empty() && self.by_type.len() > KEEP_EMPTY_TYPES {
-                self.by_type.remove(item);
-            }
-        }
+        self.by_type.unindex(None, item, emptied);
     }
 
     /// Removes up to `amount` from `slot` without touching the per-type
@@ -452,7 +446,7 @@ impl Contents {
             return;
         };
         self.occ.clear(from);
-        if let Some(list) = self.by_type.get_mut(stack.item.as_str()) {
+        if let Some(list) = self.by_type.slots_mut(stack.item.as_str()) {
             if let Ok(i) = list.binary_search(&from) {
                 list.remove(i);
             }
@@ -478,17 +472,13 @@ impl Contents {
 
     /// Adds `slot` to `item`'s slot list (cloning the id only for a new type).
     fn index_slot(&mut self, item: &ItemType, slot: u32) {
-        match self.by_type.get_mut(item.as_str()) {
-            Some(list) => insert_sorted(list, slot),
-            None => {
-                self.by_type.insert(item.clone(), vec![slot]);
-            }
-        }
+        let at = self.by_type.number(item);
+        insert_sorted(self.by_type.list_mut(at), slot);
     }
 
     /// The shared id for `item`: the one already held, or a new one.
     fn item_type(&self, item: &str) -> ItemType {
-        if let Some((k, _)) = self.by_type.get_key_value(item) {
+        if let Some((_, k)) = self.by_type.find(item) {
             return k.clone();
         }
         if let Some((k, _)) = self.holdings.get_key_value(item) {
@@ -500,10 +490,6 @@ impl Contents {
         ItemType::from(item)
     }
 }
-
-/// How many types the per-type slot index keeps before it drops the
-/// entries of types no longer held.
-const KEEP_EMPTY_TYPES: usize = 64;
 
 fn insert_sorted(list: &mut Vec<u32>, slot: u32) {
     if let Err(i) = list.binary_search(&slot) {

@@ -22,16 +22,16 @@ impl Contents {
         // into the reused scratch list
         let mut order = std::mem::take(&mut self.scratch);
         order.clear();
-        let id = match self.by_type.get_key_value(item) {
-            Some((k, list)) => {
+        let (id, at) = match self.by_type.find(item) {
+            Some((at, k)) => {
                 if slot.is_none() {
-                    order.extend_from_slice(list);
+                    order.extend_from_slice(self.by_type.list(at));
                 }
-                k.clone()
+                (k.clone(), Some(at))
             }
-            None => self.item_type(item),
+            None => (self.item_type(item), None),
         };
-        self.draw(id, amount, slot, order)
+        self.draw(id, at, amount, slot, order)
     }
 
     /// Takes up to `amount` from `slot`, of whatever type it holds: the
@@ -53,13 +53,21 @@ impl Contents {
         let id = self.stack(slot)?.item.clone();
         let mut order = std::mem::take(&mut self.scratch);
         order.clear();
-        Some(self.draw(id, amount, Some(slot), order))
+        Some(self.draw(id, None, amount, Some(slot), order))
     }
 
-    /// Draws up to `amount` of `id`: from `slot` when given, else from the
-    /// type's stacks already copied into `order` (ascending). `order` is the
-    /// reused scratch list and goes back to it.
-    fn draw(&mut self, id: ItemType, amount: u32, slot: Option<u32>, mut order: Vec<u32>) -> Taken {
+    /// Draws up to `amount` of `id` (numbered `at` in the type index, when
+    /// known): from `slot` when given, else from the type's stacks already
+    /// copied into `order` (ascending). `order` is the reused scratch list
+    /// and goes back to it.
+    fn draw(
+        &mut self,
+        id: ItemType,
+        at: Option<u32>,
+        amount: u32,
+        slot: Option<u32>,
+        mut order: Vec<u32>,
+    ) -> Taken {
         let mut out = Taken {
             item: id,
             asked: amount,
@@ -137,7 +145,7 @@ impl Contents {
                     .map(|l| l.slot)
                     .filter(|&s| self.stack(s).is_none()),
             );
-            self.unindex(out.item.as_str(), &order);
+            self.by_type.unindex(at, out.item.as_str(), &order);
         }
         out.taken = amount - left;
         out.shortfall = left;
