@@ -1,6 +1,6 @@
 //! Delivery: items arriving at the container (spec section 4).
 
-use super::{Contents, Delivered, Landing, Leftover, Reason, Refused, TypeTerms};
+use super::{Contents, Delivered, Landing, Landings, Leftover, Reason, Refused, TypeTerms};
 use crate::rules::{FillOrder, LeftoverDestination, PartialAcceptance, TypeRestriction};
 
 impl Contents {
@@ -40,7 +40,7 @@ impl Contents {
         } else {
             let held = self.holdings.get(item).map_or(0, |s| s.amount);
             let want = self.budget_cap(&terms, amount).min(u32::MAX - held);
-            (Vec::new(), want)
+            (Landings::default(), want)
         };
         let rest = amount - placed;
         let mut out = Delivered::nothing(id, amount);
@@ -125,12 +125,12 @@ impl Contents {
         terms: &TypeTerms,
         want: u32,
         own: &[u32],
-    ) -> Vec<Landing> {
-        let mut plan = Vec::new();
+    ) -> Landings {
+        let mut plan = Landings::default();
         let mut left = want;
         let limit = terms.limit;
         let available = self.slots_available();
-        let mut take = |slot: u32, room: u32, plan: &mut Vec<Landing>| {
+        let mut take = |slot: u32, room: u32, plan: &mut Landings| {
             let n = room.min(left);
             if n > 0 {
                 plan.push(Landing { slot, amount: n });

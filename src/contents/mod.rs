@@ -32,6 +32,8 @@
 mod deliver;
 mod forced;
 mod index;
+mod landings;
+pub use landings::Landings;
 mod occupancy;
 mod outcome;
 mod rearrange;

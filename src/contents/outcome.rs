@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ItemType;
+use super::{ItemType, Landings};
 use crate::decimal::Decimal;
 use crate::rules::{LeftoverDestination, WhenForcedOut};
 
@@ -119,7 +119,7 @@ pub struct Delivered {
     /// How many entered the container.
     pub accepted: u32,
     /// Where they landed, in plan order (empty when slotless).
-    pub landed: Vec<Landing>,
+    pub landed: Landings,
     /// Items refused intact (they stay with the sender).
     pub refused: Option<Refused>,
     /// Items that did not fit, with their destination.
@@ -132,7 +132,7 @@ impl Delivered {
             item,
             offered,
             accepted: 0,
-            landed: Vec::new(),
+            landed: Landings::default(),
             refused: None,
             leftover: None,
         }
@@ -172,7 +172,7 @@ pub struct Taken {
     /// How many were missing.
     pub shortfall: u32,
     /// The slots used and how many each gave, in order (empty when slotless).
-    pub from: Vec<Landing>,
+    pub from: Landings,
     /// Why nothing was taken, when the take was refused.
     pub refused: Option<Reason>,
 }

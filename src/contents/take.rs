@@ -1,6 +1,6 @@
 //! Take: the game or the player asks for items (spec section 5).
 
-use super::{Contents, ItemType, Landing, Reason, Taken};
+use super::{Contents, ItemType, Landing, Landings, Reason, Taken};
 use crate::rules::DrawOrder;
 
 impl Contents {
@@ -73,7 +73,7 @@ impl Contents {
             asked: amount,
             taken: 0,
             shortfall: amount,
-            from: Vec::new(),
+            from: Landings::default(),
             refused: None,
         };
         let item = out.item.as_str();

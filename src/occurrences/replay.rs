@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::{Holders, InputProblem, Kind, Occurrence};
 use crate::adoption::{self, Context, Format, Tuning};
-use crate::contents::{Contents, Reason, Taken};
+use crate::contents::{Contents, Landings, Reason, Taken};
 use crate::rules::{LeftoverDestination, Rules};
 
 /// One occurrence replayed.
@@ -270,7 +270,7 @@ impl World<'_> {
                 .filter(|&s| c.stack(s).is_some_and(|st| st.item.as_str() == item))
                 .collect();
             let mut left = q;
-            let mut from_slots = Vec::new();
+            let mut from_slots = Landings::default();
             for s in slots {
                 if left == 0 {
                     break;
