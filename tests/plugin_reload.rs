@@ -172,9 +172,9 @@ fn a_reload_with_errors_keeps_the_old_rules_and_reports() {
     assert_eq!(slots(&app, bag).len(), 12);
 }
 
-#[test]
-fn a_tuning_change_resizes_and_a_removed_key_is_reported() {
-    let mut app = app();
+/// A seed backpack whose slot count is the tuning key `backpack-slots`,
+/// tuned to 6.
+fn spawn_tuned(app: &mut App) -> (Entity, Handle<AdoptionAsset>) {
     let mut adoption = seed();
     adoption.values.insert(
         "slot-count".into(),
@@ -185,7 +185,13 @@ fn a_tuning_change_resizes_and_a_removed_key_is_reported() {
     app.insert_resource(ContainerTuning(
         Tuning::default().with("backpack-slots", 6.0),
     ));
-    let (bag, _) = spawn(&mut app, adoption, Vec3::ZERO);
+    spawn(app, adoption, Vec3::ZERO)
+}
+
+#[test]
+fn a_tuning_change_resizes_and_a_removed_key_is_reported() {
+    let mut app = app();
+    let (bag, _) = spawn_tuned(&mut app);
     assert_eq!(slots(&app, bag).len(), 6);
     deliver(&mut app, bag, "axe", 4, None);
     app.world_mut()
@@ -226,17 +232,7 @@ fn spawn_on(app: &mut App, handle: &Handle<AdoptionAsset>) -> Entity {
 #[test]
 fn containers_of_one_adoption_share_its_rules_until_it_or_the_tuning_changes() {
     let mut app = app();
-    let mut adoption = seed();
-    adoption.values.insert(
-        "slot-count".into(),
-        ValueSource::Tuning {
-            tuning: "backpack-slots".into(),
-        },
-    );
-    app.insert_resource(ContainerTuning(
-        Tuning::default().with("backpack-slots", 6.0),
-    ));
-    let (first, handle) = spawn(&mut app, adoption, Vec3::ZERO);
+    let (first, handle) = spawn_tuned(&mut app);
     let second = spawn_on(&mut app, &handle);
     assert!(
         std::sync::Arc::ptr_eq(&rules_of(&app, first), &rules_of(&app, second)),
