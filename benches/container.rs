@@ -17,6 +17,34 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 mod workloads;
 use workloads::*;
 
+/// One criterion group: the same day on the engine and on the baseline.
+fn bench_day(
+    c: &mut Criterion,
+    group: &str,
+    samples: usize,
+    (engine, base): (&Contents, &Baseline),
+    names: &[String],
+    ops: &[Op],
+) {
+    let mut g = c.benchmark_group(group);
+    g.sample_size(samples);
+    g.bench_function("engine", |b| {
+        b.iter_batched_ref(
+            || engine.clone(),
+            |e| play(e, names, ops),
+            BatchSize::LargeInput,
+        )
+    });
+    g.bench_function("baseline", |b| {
+        b.iter_batched_ref(
+            || base.clone(),
+            |e| play(e, names, ops),
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
 fn day_12(c: &mut Criterion) {
     let (rules, _) = seed_rules();
     let names: Vec<String> = ["berries", "axe", "letter", "flint"]
@@ -30,22 +58,8 @@ fn day_12(c: &mut Criterion) {
     let ops = day(names.len(), 2_000, 12, 25, Takes::BySlot(12));
     let engine = Contents::new(Arc::new(rules.clone()));
     let base = Baseline::new(rules.slot_count as usize, &limits);
-    let mut g = c.benchmark_group("day-12-slots-2000-ops");
-    g.bench_function("engine", |b| {
-        b.iter_batched_ref(
-            || engine.clone(),
-            |e| play(e, &names, &ops),
-            BatchSize::SmallInput,
-        )
-    });
-    g.bench_function("baseline", |b| {
-        b.iter_batched_ref(
-            || base.clone(),
-            |e| play(e, &names, &ops),
-            BatchSize::SmallInput,
-        )
-    });
-    g.finish();
+    let pair = (&engine, &base);
+    bench_day(c, "day-12-slots-2000-ops", 100, pair, &names, &ops);
 }
 
 fn day_10k(c: &mut Criterion) {
@@ -58,23 +72,8 @@ fn day_10k(c: &mut Criterion) {
         engine.deliver(&names[i % 1000], 1);
         base.deliver(&names[i % 1000], 1);
     }
-    let mut g = c.benchmark_group("day-10k-slots-2000-ops");
-    g.sample_size(20);
-    g.bench_function("engine", |b| {
-        b.iter_batched_ref(
-            || engine.clone(),
-            |e| play(e, &names, &ops),
-            BatchSize::LargeInput,
-        )
-    });
-    g.bench_function("baseline", |b| {
-        b.iter_batched_ref(
-            || base.clone(),
-            |e| play(e, &names, &ops),
-            BatchSize::LargeInput,
-        )
-    });
-    g.finish();
+    let pair = (&engine, &base);
+    bench_day(c, "day-10k-slots-2000-ops", 20, pair, &names, &ops);
 }
 
 fn forced_removal_10k(c: &mut Criterion) {
