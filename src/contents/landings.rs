@@ -30,7 +30,7 @@ pub struct Landings(Repr);
 
 #[derive(Clone)]
 enum Repr {
-    Inline(u8, [Landing; INLINE]),
+    Inline(u32, [Landing; INLINE]),
     Heap(Vec<Landing>),
 }
 
