@@ -28,7 +28,12 @@ impl Contents {
         if amount == 0 {
             return Delivered::nothing(id, 0);
         }
-        let terms = match self.terms(item) {
+        // an indexed type's row was found when it was indexed
+        let row = match at {
+            Some(at) => self.by_type.row(at).and_then(|r| self.rules.rows.get(r)),
+            None => self.rules.row(item),
+        };
+        let terms = match self.terms_with(item, row) {
             Ok(t) => t,
             Err(reason) => return Delivered::refused(id, amount, reason),
         };

@@ -219,7 +219,14 @@ impl Contents {
         for (old_slot, st) in olds {
             let kind = *known.entry(st.item.as_str()).or_insert_with(|| {
                 kinds.push((
-                    terms_under(new_rules, sr, available, st.item.as_str()).ok(),
+                    terms_under(
+                        new_rules,
+                        sr,
+                        available,
+                        st.item.as_str(),
+                        new_rules.row(st.item.as_str()),
+                    )
+                    .ok(),
                     leaves_of(st.item.as_str()),
                 ));
                 kinds.len() - 1

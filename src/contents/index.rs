@@ -14,8 +14,14 @@ const KEEP_EMPTY_TYPES: usize = 64;
 pub(crate) struct TypeIndex {
     ids: FxHashMap<ItemType, u32>,
     lists: Vec<Vec<u32>>,
+    /// Per type number, the position of the type's row in the rules (the
+    /// index is cleared whenever the rules change).
+    rows: Vec<Option<u32>>,
     /// List numbers of dropped types, for reuse.
     free: Vec<u32>,
+    /// Per slot, the number of the type whose stack it holds; meaningless
+    /// for an empty slot.
+    by_slot: Vec<u32>,
 }
 
 impl TypeIndex {
@@ -29,20 +35,42 @@ impl TypeIndex {
         self.lists.get(at as usize).map_or(&[], Vec::as_slice)
     }
 
+    /// The position of the row of the type numbered `at`, as given when it
+    /// was numbered.
+    pub(crate) fn row(&self, at: u32) -> Option<usize> {
+        self.rows
+            .get(at as usize)
+            .copied()
+            .flatten()
+            .map(|r| r as usize)
+    }
+
+    /// The number of the type whose stack `slot` holds. Only meaningful
+    /// when the slot holds a stack.
+    pub(crate) fn at_slot(&self, slot: u32) -> Option<u32> {
+        self.by_slot.get(slot as usize).copied()
+    }
+
     /// The slots of `item` (empty when not indexed).
     pub(crate) fn slots(&self, item: &str) -> &[u32] {
         self.ids.get(item).map_or(&[], |&i| self.list(i))
     }
 
-    /// The type's number, indexing it (with no slots) when new.
-    pub(crate) fn number(&mut self, item: &ItemType) -> u32 {
+    /// The type's number, indexing it (with no slots, and the row position
+    /// `row` gives) when new.
+    pub(crate) fn number(&mut self, item: &ItemType, row: impl FnOnce() -> Option<usize>) -> u32 {
         if let Some(&i) = self.ids.get(item.as_str()) {
             return i;
         }
+        let row = row().and_then(|r| u32::try_from(r).ok());
         let i = match self.free.pop() {
-            Some(i) => i,
+            Some(i) => {
+                self.rows[i as usize] = row;
+                i
+            }
             None => {
                 self.lists.push(Vec::new());
+                self.rows.push(row);
                 (self.lists.len() - 1) as u32
             }
         };
@@ -50,12 +78,40 @@ impl TypeIndex {
         i
     }
 
-    /// The slot list of the type numbered `at`, to change.
-    pub(crate) fn list_mut(&mut self, at: u32) -> &mut Vec<u32> {
-        &mut self.lists[at as usize]
+    /// Adds `slot`, which now holds a stack, to the list of the type
+    /// numbered `at`.
+    pub(crate) fn add(&mut self, at: u32, slot: u32) {
+        let list = &mut self.lists[at as usize];
+        match list.last() {
+            // the common case: a new stack comes after the type's others
+            Some(&last) if last < slot => list.push(slot),
+            None => list.push(slot),
+            _ => {
+                if let Err(i) = list.binary_search(&slot) {
+                    list.insert(i, slot);
+                }
+            }
+        }
+        let s = slot as usize;
+        if s >= self.by_slot.len() {
+            self.by_slot.resize(s + 1, u32::MAX);
+        }
+        self.by_slot[s] = at;
     }
 
-    /// The slot list of `item`, to change, if indexed.
+    /// Records that `item`'s stack moved from `from` to `to`.
+    pub(crate) fn move_slot(&mut self, item: &str, from: u32, to: u32) {
+        let Some(&at) = self.ids.get(item) else {
+            return;
+        };
+        let list = &mut self.lists[at as usize];
+        if let Ok(i) = list.binary_search(&from) {
+            list.remove(i);
+        }
+        self.add(at, to);
+    }
+
+    /// The slot list of `item`, to remove slots from, if indexed.
     pub(crate) fn slots_mut(&mut self, item: &str) -> Option<&mut Vec<u32>> {
         let i = *self.ids.get(item)?;
         Some(&mut self.lists[i as usize])
@@ -89,7 +145,9 @@ impl TypeIndex {
     pub(crate) fn clear(&mut self) {
         self.ids.clear();
         self.lists.clear();
+        self.rows.clear();
         self.free.clear();
+        self.by_slot.clear();
     }
 }
 
@@ -102,8 +160,9 @@ mod tests {
         let mut index = TypeIndex::default();
         let types: Vec<ItemType> = (0..200).map(|i| ItemType::from(format!("t-{i}"))).collect();
         for (i, t) in types.iter().enumerate() {
-            let at = index.number(t);
-            index.list_mut(at).extend([i as u32, 1000 + i as u32]);
+            let at = index.number(t, || Some(i));
+            index.add(at, i as u32);
+            index.add(at, 1000 + i as u32);
         }
         // empty every type: past KEEP_EMPTY_TYPES they leave the index
         for (i, t) in types.iter().enumerate() {
@@ -114,18 +173,25 @@ mod tests {
         assert_eq!(index.free.len(), 200 - KEEP_EMPTY_TYPES);
         // back in reverse order: reused numbers start empty
         for (i, t) in types.iter().enumerate().rev() {
-            let at = index.number(t);
+            let at = index.number(t, || Some(i));
             assert!(index.list(at).is_empty(), "{t:?} reuses a clean list");
-            index.list_mut(at).push(5000 + i as u32);
+            assert_eq!(index.row(at), Some(i), "{t:?} gets its own row");
+            index.add(at, 5000 + i as u32);
+            assert_eq!(index.at_slot(5000 + i as u32), Some(at));
         }
         assert!(index.free.is_empty());
         for (i, t) in types.iter().enumerate() {
             assert_eq!(index.slots(t.as_str()), &[5000 + i as u32]);
         }
         // several emptied at once
-        let at = index.number(&types[3]);
-        index.list_mut(at).extend([6000, 6001]);
+        let at = index.number(&types[3], || None);
+        index.add(at, 6001);
+        index.add(at, 6000);
+        assert_eq!(index.slots("t-3"), &[5003, 6000, 6001]);
         index.unindex(Some(at), "t-3", &[5003, 6001]);
         assert_eq!(index.slots("t-3"), &[6000]);
+        index.move_slot("t-3", 6000, 7);
+        assert_eq!(index.slots("t-3"), &[7]);
+        assert_eq!(index.at_slot(7), Some(at));
     }
 }

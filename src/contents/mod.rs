@@ -328,11 +328,21 @@ impl Contents {
 
     /// The terms for `item`, or why it may not enter at all.
     pub(crate) fn terms(&self, item: &str) -> Result<TypeTerms, Reason> {
+        self.terms_with(item, self.rules.row(item))
+    }
+
+    /// [`Self::terms`], with the type's row already found.
+    pub(crate) fn terms_with(
+        &self,
+        item: &str,
+        row: Option<&crate::rules::TypeRule>,
+    ) -> Result<TypeTerms, Reason> {
         terms_under(
             &self.rules,
             self.slot_rules.as_deref(),
             self.slots_available(),
             item,
+            row,
         )
     }
 
@@ -398,15 +408,10 @@ impl Contents {
         if slots.peek().is_none() {
             return;
         }
-        let at = at.unwrap_or_else(|| self.by_type.number(item));
-        let list = self.by_type.list_mut(at);
+        let rules = &self.rules;
+        let at = at.unwrap_or_else(|| self.by_type.number(item, || rules.row_index(item.as_str())));
         for s in slots {
-            match list.last() {
-                // the common case: new stacks come after the type's others
-                Some(&last) if last < s => list.push(s),
-                None => list.push(s),
-                _ => insert_sorted(list, s),
-            }
+            self.by_type.add(at, s);
         }
     }
 
@@ -448,12 +453,7 @@ impl Contents {
             return;
         };
         self.occ.clear(from);
-        if let Some(list) = self.by_type.slots_mut(stack.item.as_str()) {
-            if let Ok(i) = list.binary_search(&from) {
-                list.remove(i);
-            }
-            insert_sorted(list, to);
-        }
+        self.by_type.move_slot(stack.item.as_str(), from, to);
         if to as usize >= self.slots.len() {
             self.set_slot_len(to as usize + 1);
         }
@@ -474,8 +474,9 @@ impl Contents {
 
     /// Adds `slot` to `item`'s slot list (cloning the id only for a new type).
     fn index_slot(&mut self, item: &ItemType, slot: u32) {
-        let at = self.by_type.number(item);
-        insert_sorted(self.by_type.list_mut(at), slot);
+        let rules = &self.rules;
+        let at = self.by_type.number(item, || rules.row_index(item.as_str()));
+        self.by_type.add(at, slot);
     }
 
     /// The shared id for `item`: the one already held, or a new one.
@@ -493,20 +494,15 @@ impl Contents {
     }
 }
 
-fn insert_sorted(list: &mut Vec<u32>, slot: u32) {
-    if let Err(i) = list.binary_search(&slot) {
-        list.insert(i, slot);
-    }
-}
-
-/// The terms for `item` under `rules`, or why it may not enter.
+/// The terms for `item` (whose row in `rules` is `row`) under `rules`, or
+/// why it may not enter.
 pub(crate) fn terms_under(
     rules: &Rules,
     slot_rules: Option<&SlotRules>,
     slots_available: u32,
     item: &str,
+    row: Option<&crate::rules::TypeRule>,
 ) -> Result<TypeTerms, Reason> {
-    let row = rules.row(item);
     match (rules.restriction, row) {
         (TypeRestriction::OnlyThese, None) => return Err(Reason::TypeRestriction),
         (_, None) if rules.has_budget() => return Err(Reason::NoSize),

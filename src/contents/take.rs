@@ -51,9 +51,11 @@ impl Contents {
     /// ```
     pub fn take_slot(&mut self, slot: u32, amount: u32) -> Option<Taken> {
         let id = self.stack(slot)?.item.clone();
+        // the slot holds a stack, so the index knows its type's number
+        let at = self.by_type.at_slot(slot);
         let mut order = std::mem::take(&mut self.scratch);
         order.clear();
-        Some(self.draw(id, None, amount, Some(slot), order))
+        Some(self.draw(id, at, amount, Some(slot), order))
     }
 
     /// Draws up to `amount` of `id` (numbered `at` in the type index, when
