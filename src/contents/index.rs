@@ -119,8 +119,9 @@ impl TypeIndex {
 
     /// Removes `emptied` from the list of the type numbered `at` (or named
     /// `item` when the number is not known). An emptied type keeps its
-    /// entry, so its id is not allocated again when it comes back, until
-    /// the index holds [`KEEP_EMPTY_TYPES`] types.
+    /// entry, so it is not numbered again when it comes back: always when
+    /// it has a row (the rules bound how many such types there are), else
+    /// until the index holds [`KEEP_EMPTY_TYPES`] types.
     pub(crate) fn unindex(&mut self, at: Option<u32>, item: &str, emptied: &[u32]) {
         let Some(at) = at.or_else(|| self.ids.get(item).copied()) else {
             return;
@@ -135,7 +136,8 @@ impl TypeIndex {
             }
             _ => list.retain(|s| !emptied.contains(s)),
         }
-        if list.is_empty() && self.ids.len() > KEEP_EMPTY_TYPES {
+        if list.is_empty() && self.rows[at as usize].is_none() && self.ids.len() > KEEP_EMPTY_TYPES
+        {
             self.ids.remove(item);
             self.free.push(at);
         }
@@ -160,7 +162,7 @@ mod tests {
         let mut index = TypeIndex::default();
         let types: Vec<ItemType> = (0..200).map(|i| ItemType::from(format!("t-{i}"))).collect();
         for (i, t) in types.iter().enumerate() {
-            let at = index.number(t, || Some(i));
+            let at = index.number(t, || None);
             index.add(at, i as u32);
             index.add(at, 1000 + i as u32);
         }
@@ -175,7 +177,6 @@ mod tests {
         for (i, t) in types.iter().enumerate().rev() {
             let at = index.number(t, || Some(i));
             assert!(index.list(at).is_empty(), "{t:?} reuses a clean list");
-            assert_eq!(index.row(at), Some(i), "{t:?} gets its own row");
             index.add(at, 5000 + i as u32);
             assert_eq!(index.at_slot(5000 + i as u32), Some(at));
         }
@@ -193,5 +194,32 @@ mod tests {
         index.move_slot("t-3", 6000, 7);
         assert_eq!(index.slots("t-3"), &[7]);
         assert_eq!(index.at_slot(7), Some(at));
+    }
+
+    #[test]
+    fn types_with_a_row_stay_indexed_when_emptied() {
+        let mut index = TypeIndex::default();
+        let types: Vec<ItemType> = (0..200).map(|i| ItemType::from(format!("t-{i}"))).collect();
+        // even types have a row, odd ones are unlisted
+        for (i, t) in types.iter().enumerate() {
+            let at = index.number(t, || (i % 2 == 0).then_some(i));
+            assert_eq!(index.row(at), (i % 2 == 0).then_some(i));
+            index.add(at, i as u32);
+        }
+        for (i, t) in types.iter().enumerate() {
+            index.unindex(None, t.as_str(), &[i as u32]);
+        }
+        let kept: Vec<usize> = (0..200)
+            .filter(|&i| index.find(&format!("t-{i}")).is_some())
+            .collect();
+        assert!(
+            (0..200).step_by(2).all(|i| kept.contains(&i)),
+            "every listed type stays"
+        );
+        assert_eq!(
+            index.ids.len(),
+            100.max(KEEP_EMPTY_TYPES),
+            "unlisted ones leave past the bound"
+        );
     }
 }
