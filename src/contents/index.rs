@@ -117,8 +117,8 @@ impl TypeIndex {
         Some(&mut self.lists[i as usize])
     }
 
-    /// Removes `emptied` from the list of the type numbered `at` (or named
-    /// `item` when the number is not known). An emptied type keeps its
+    /// Removes `emptied` (ascending) from the list of the type numbered
+    /// `at` (or named `item` when the number is not known). An emptied type keeps its
     /// entry, so it is not numbered again when it comes back: always when
     /// it has a row (the rules bound how many such types there are), else
     /// until the index holds [`KEEP_EMPTY_TYPES`] types.
@@ -134,7 +134,13 @@ impl TypeIndex {
                     list.remove(i);
                 }
             }
-            _ => list.retain(|s| !emptied.contains(s)),
+            // `emptied` ascending: a draw in the type's own order (first or
+            // last in order) empties the front or the back of its list
+            _ if list.starts_with(emptied) => {
+                list.drain(..emptied.len());
+            }
+            _ if list.ends_with(emptied) => list.truncate(list.len() - emptied.len()),
+            _ => list.retain(|s| emptied.binary_search(s).is_err()),
         }
         if list.is_empty() && self.rows[at as usize].is_none() && self.ids.len() > KEEP_EMPTY_TYPES
         {
@@ -194,6 +200,23 @@ mod tests {
         index.move_slot("t-3", 6000, 7);
         assert_eq!(index.slots("t-3"), &[7]);
         assert_eq!(index.at_slot(7), Some(at));
+    }
+
+    #[test]
+    fn emptied_slots_leave_from_the_front_the_back_or_between() {
+        let mut index = TypeIndex::default();
+        let at = index.number(&ItemType::from("gem"), || Some(0));
+        for s in [1, 3, 5, 7, 9, 11, 13] {
+            index.add(at, s);
+        }
+        index.unindex(Some(at), "gem", &[1, 3]);
+        assert_eq!(index.list(at), &[5, 7, 9, 11, 13]);
+        index.unindex(Some(at), "gem", &[11, 13]);
+        assert_eq!(index.list(at), &[5, 7, 9]);
+        index.unindex(Some(at), "gem", &[5, 9]);
+        assert_eq!(index.list(at), &[7]);
+        index.unindex(Some(at), "gem", &[4, 7]);
+        assert!(index.list(at).is_empty());
     }
 
     #[test]

@@ -49,7 +49,8 @@ impl Landings {
                 *len += 1;
             }
             Repr::Inline(len, items) => {
-                let mut v = Vec::with_capacity(INLINE * 2);
+                // a request past two landings often has several more
+                let mut v = Vec::with_capacity(INLINE * 4);
                 v.extend_from_slice(&items[..*len as usize]);
                 v.push(landing);
                 self.0 = Repr::Heap(v);

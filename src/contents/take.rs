@@ -147,6 +147,9 @@ impl Contents {
                     .map(|l| l.slot)
                     .filter(|&s| self.stack(s).is_none()),
             );
+            if order.len() > 1 {
+                order.sort_unstable();
+            }
             self.by_type.unindex(at, out.item.as_str(), &order);
         }
         out.taken = amount - left;
