@@ -494,13 +494,13 @@ pub mod ecs {
                 match step.clone() {
                     Step::Deliver { item, amount } => drop(world.write_message(Deliver {
                         container,
-                        item,
+                        item: item.into(),
                         amount,
                         sender: None,
                     })),
                     Step::Take { item, amount, slot } => drop(world.write_message(Take {
                         container,
-                        item,
+                        item: item.into(),
                         amount,
                         slot,
                     })),

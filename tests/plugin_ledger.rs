@@ -267,7 +267,7 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                     };
                     w.write_message(Deliver {
                         container: c,
-                        item,
+                        item: item.into(),
                         amount,
                         sender,
                     });
@@ -288,7 +288,7 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                     let slot = (rng.below(3) == 0).then(|| rng.below(12) as u32);
                     w.write_message(Take {
                         container: c,
-                        item,
+                        item: item.into(),
                         amount: rng.below(30) as u32,
                         slot,
                     });

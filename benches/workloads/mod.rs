@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 use bevy_container::adoption::{self, Context, Format, Tuning};
-use bevy_container::contents::Contents;
+use bevy_container::contents::{Contents, ItemType};
 use bevy_container::plugin::*;
 use bevy_container::rules::Rules;
 use serde_json::json;
@@ -275,18 +275,20 @@ pub fn backpack_app(n: usize) -> (App, Vec<Entity>) {
 
 /// Writes one deliver and one take request per bag: 2 berries in, and the
 /// player takes 2 from slot 0 (the seed's draw order is `not-applicable`).
+/// The requests share one id, as a game that keeps its items' ids does.
 pub fn write_requests(app: &mut App, bags: &[Entity]) {
     let world = app.world_mut();
+    let berries = ItemType::from("berries");
     for &bag in bags {
         world.write_message(Deliver {
             container: bag,
-            item: "berries".into(),
+            item: berries.clone(),
             amount: 2,
             sender: None,
         });
         world.write_message(Take {
             container: bag,
-            item: "berries".into(),
+            item: berries.clone(),
             amount: 2,
             slot: Some(0),
         });

@@ -7,19 +7,22 @@
 use bevy::prelude::*;
 
 use crate::adoption::Report;
-use crate::contents::{Delivered, ForcedOut, Rearranged, Taken};
+use crate::contents::{Delivered, ForcedOut, ItemType, Rearranged, Taken};
 use crate::decimal::Decimal;
 
 /// Deliver `amount` of `item` to `container`. With a `sender`, leftovers
 /// that go back to the sender return to it: a [`super::LoosePickup`] sender
 /// gives up only what is accepted, a container sender gets the rest
 /// re-delivered.
+///
+/// `item` is an [`ItemType`]: `"berries".into()` makes one, and a game that
+/// keeps the ids of its items clones them into requests without allocating.
 #[derive(Message, Debug, Clone, PartialEq, Eq)]
 pub struct Deliver {
     /// The container.
     pub container: Entity,
     /// The item type.
-    pub item: String,
+    pub item: ItemType,
     /// How many.
     pub amount: u32,
     /// Whatever offered the items.
@@ -43,7 +46,7 @@ pub struct Take {
     /// The container.
     pub container: Entity,
     /// The item type.
-    pub item: String,
+    pub item: ItemType,
     /// How many.
     pub amount: u32,
     /// The slot the player chose.

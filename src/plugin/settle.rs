@@ -181,7 +181,7 @@ impl Containers<'_, '_> {
     /// [`Self::deliver`] for the request system: the outcome goes to the
     /// message only, without a copy for the caller.
     pub(crate) fn answer_deliver(&mut self, r: &super::Deliver) {
-        if let Ok(msg) = self.settle_delivery(r.container, &r.item, r.amount, r.sender) {
+        if let Ok(msg) = self.settle_delivery(r.container, r.item.as_str(), r.amount, r.sender) {
             self.delivered.write(msg);
         }
     }
@@ -279,7 +279,7 @@ impl Containers<'_, '_> {
 
     /// [`Self::take`] for the request system, without a copy for the caller.
     pub(crate) fn answer_take(&mut self, r: &super::Take) {
-        if let Ok(outcome) = self.settle_take(r.container, &r.item, r.amount, r.slot) {
+        if let Ok(outcome) = self.settle_take(r.container, r.item.as_str(), r.amount, r.slot) {
             self.taken.write(ItemsTaken {
                 container: r.container,
                 outcome,
