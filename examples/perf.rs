@@ -55,42 +55,44 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// The fastest of `rounds` runs of `run` on a fresh `setup()`; the setup
-/// is not timed.
-fn best_of<T, R>(
+/// How long each side-by-side figure goes on measuring, at least.
+const SPAN: Duration = Duration::from_millis(1500);
+
+/// Times `a` and `b` alternately, round after round, for at least [`SPAN`]
+/// and `rounds` rounds; returns each side's fastest round. This machine is
+/// shared and has slow spells that can last a second: alternating puts
+/// both sides through the same spells, and going on for a while lets both
+/// see quiet ones.
+fn race(
     rounds: usize,
-    mut setup: impl FnMut() -> T,
-    mut run: impl FnMut(T) -> R,
-) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let input = setup();
-            let t = Instant::now();
-            let out = run(input);
-            let took = t.elapsed();
-            drop(black_box(out));
-            took
-        })
-        .min()
-        .unwrap_or_default()
+    mut a: impl FnMut() -> Duration,
+    mut b: impl FnMut() -> Duration,
+) -> (Duration, Duration) {
+    let start = Instant::now();
+    let (mut best_a, mut best_b) = (Duration::MAX, Duration::MAX);
+    let mut done = 0;
+    while done < rounds || start.elapsed() < SPAN {
+        best_a = best_a.min(a());
+        best_b = best_b.min(b());
+        done += 1;
+    }
+    (best_a, best_b)
 }
 
-/// The fastest of `rounds` runs of `f`.
-fn best(rounds: usize, mut f: impl FnMut()) -> Duration {
-    (0..rounds)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .min()
-        .unwrap_or_default()
+/// One run of `run` on a fresh `setup()`; neither the setup nor dropping
+/// the result is timed.
+fn timed<T, R>(setup: impl FnOnce() -> T, run: impl FnOnce(T) -> R) -> Duration {
+    let input = setup();
+    let t = Instant::now();
+    let out = run(input);
+    let took = t.elapsed();
+    drop(black_box(out));
+    took
 }
 
-/// Runs a day on the engine and on the baseline; returns (engine, baseline)
-/// time per op in nanoseconds: the best of 11 rounds each, on fresh copies
-/// of the prefilled containers. The rounds alternate, so a slow spell of
-/// the machine falls on both sides alike.
+/// Runs a day on the engine and on the baseline, each on fresh copies of
+/// the prefilled containers, in a [`race`]; returns (engine, baseline) time
+/// per op in nanoseconds.
 fn engine_vs_baseline(
     rules: Rules,
     limits: Vec<(String, u32)>,
@@ -106,19 +108,18 @@ fn engine_vs_baseline(
         engine0.deliver(n, 1);
         base0.deliver(n, 1);
     }
-    let (mut e, mut b) = (Duration::MAX, Duration::MAX);
-    for _ in 0..11 {
-        e = e.min(run_day(&engine0, names, ops));
-        b = b.min(run_day(&base0, names, ops));
-    }
+    let (e, b) = race(
+        5,
+        || run_day(&engine0, names, ops),
+        || run_day(&base0, names, ops),
+    );
     let n = ops.len() as f64;
     (e.as_nanos() as f64 / n, b.as_nanos() as f64 / n)
 }
 
 /// One run of `ops` on a fresh copy of `start` (the copy is not timed).
 fn run_day<H: Holder>(start: &H, names: &[String], ops: &[Op]) -> Duration {
-    best_of(
-        1,
+    timed(
         || start.clone(),
         |mut c| {
             play(&mut c, names, ops);
@@ -158,26 +159,31 @@ fn main() {
     // forced-removal-10k
     let bank = Arc::new(bank);
     let full = full_bank(&bank, &names_bank);
-    let shrink = best_of(
-        7,
-        || full.clone(),
-        |mut c| {
-            let out = c.resize(Some(5_000), None);
-            assert!(out.refused.is_none());
-            (c, out)
-        },
-    );
     let stacks: Vec<(u32, u32)> = full
         .slots()
         .flatten()
         .map(|s| (s.amount, s.item.as_str().len() as u32))
         .collect();
-    let sort = best_of(
-        7,
-        || stacks.clone(),
-        |mut v| {
-            v.sort_unstable();
-            v
+    let (shrink, sort) = race(
+        5,
+        || {
+            timed(
+                || full.clone(),
+                |mut c| {
+                    let out = c.resize(Some(5_000), None);
+                    assert!(out.refused.is_none());
+                    (c, out)
+                },
+            )
+        },
+        || {
+            timed(
+                || stacks.clone(),
+                |mut v| {
+                    v.sort_unstable();
+                    v
+                },
+            )
         },
     );
     println!(
@@ -200,13 +206,24 @@ fn main() {
     );
 
     // load-vs-parse
-    let load = best(50, || {
-        let a = adoption::read(&seed_bytes, Format::Json, Context::default()).unwrap();
-        black_box(Rules::compile(&a, &Tuning::default()).unwrap());
-    });
-    let parse = best(50, || {
-        black_box(serde_json::from_slice::<serde_json::Value>(&seed_bytes).unwrap());
-    });
+    let (load, parse) = race(
+        20,
+        || {
+            timed(
+                || (),
+                |_| {
+                    let a = adoption::read(&seed_bytes, Format::Json, Context::default()).unwrap();
+                    Rules::compile(&a, &Tuning::default()).unwrap()
+                },
+            )
+        },
+        || {
+            timed(
+                || (),
+                |_| serde_json::from_slice::<serde_json::Value>(&seed_bytes).unwrap(),
+            )
+        },
+    );
     println!("time load-seed {:.1} us", load.as_secs_f64() * 1e6);
     println!("time parse-seed {:.1} us", parse.as_secs_f64() * 1e6);
     println!(
@@ -237,12 +254,10 @@ fn ecs_vs_engine() -> (Duration, Duration) {
     for _ in 0..3 {
         frame(&mut app);
     }
-    // alternating, so a slow spell of the machine falls on both alike
     let mut engines = backpack_engines(10_000);
-    let (mut ecs, mut direct) = (Duration::MAX, Duration::MAX);
-    for _ in 0..9 {
-        ecs = ecs.min(frame(&mut app));
-        direct = direct.min(best(1, || engine_requests(&mut engines)));
-    }
-    (ecs, direct)
+    race(
+        5,
+        || frame(&mut app),
+        || timed(|| (), |_| engine_requests(&mut engines)),
+    )
 }
