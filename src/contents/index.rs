@@ -5,8 +5,8 @@
 use super::ItemType;
 use crate::hash::FxHashMap;
 
-/// How many types the index keeps before it drops the entries of types no
-/// longer held.
+/// How many types the index keeps before it drops the entries of unlisted
+/// types no longer held.
 const KEEP_EMPTY_TYPES: usize = 64;
 
 /// Types to their slot lists.
@@ -118,10 +118,10 @@ impl TypeIndex {
     }
 
     /// Removes `emptied` (ascending) from the list of the type numbered
-    /// `at` (or named `item` when the number is not known). An emptied type keeps its
-    /// entry, so it is not numbered again when it comes back: always when
-    /// it has a row (the rules bound how many such types there are), else
-    /// until the index holds [`KEEP_EMPTY_TYPES`] types.
+    /// `at` (or named `item` when the number is not known). An emptied type
+    /// keeps its entry, so it is not numbered again when it comes back:
+    /// always when it has a row (the rules bound how many such types there
+    /// are), else until the index holds [`KEEP_EMPTY_TYPES`] types.
     pub(crate) fn unindex(&mut self, at: Option<u32>, item: &str, emptied: &[u32]) {
         let Some(at) = at.or_else(|| self.ids.get(item).copied()) else {
             return;

@@ -408,8 +408,7 @@ impl Contents {
         if slots.peek().is_none() {
             return;
         }
-        let rules = &self.rules;
-        let at = at.unwrap_or_else(|| self.by_type.number(item, || rules.row_index(item.as_str())));
+        let at = at.unwrap_or_else(|| self.type_number(item));
         for s in slots {
             self.by_type.add(at, s);
         }
@@ -474,9 +473,15 @@ impl Contents {
 
     /// Adds `slot` to `item`'s slot list (cloning the id only for a new type).
     fn index_slot(&mut self, item: &ItemType, slot: u32) {
-        let rules = &self.rules;
-        let at = self.by_type.number(item, || rules.row_index(item.as_str()));
+        let at = self.type_number(item);
         self.by_type.add(at, slot);
+    }
+
+    /// `item`'s number in the type index, indexing it with its row in the
+    /// rules when new.
+    fn type_number(&mut self, item: &ItemType) -> u32 {
+        let rules = &self.rules;
+        self.by_type.number(item, || rules.row_index(item.as_str()))
     }
 
     /// The shared id for `item`: the one already held, or a new one.
