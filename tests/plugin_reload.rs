@@ -249,6 +249,10 @@ fn containers_of_one_adoption_share_its_rules_until_it_or_the_tuning_changes() {
     let third = spawn_on(&mut app, &handle);
     assert_eq!(slots(&app, third).len(), 4);
     assert_eq!(slots(&app, first).len(), 4);
+    assert!(
+        std::sync::Arc::ptr_eq(&rules_of(&app, first), &rules_of(&app, third)),
+        "the retuned container and the new one share one compile"
+    );
 
     // a reload: the same
     set_slot_count(&mut app, &handle, 5.0);
@@ -256,5 +260,8 @@ fn containers_of_one_adoption_share_its_rules_until_it_or_the_tuning_changes() {
     let fourth = spawn_on(&mut app, &handle);
     assert_eq!(slots(&app, fourth).len(), 5);
     assert_eq!(slots(&app, third).len(), 5);
-    assert_eq!(*rules_of(&app, fourth), *rules_of(&app, first));
+    assert!(
+        std::sync::Arc::ptr_eq(&rules_of(&app, fourth), &rules_of(&app, first)),
+        "the reloaded container and the new one share one compile"
+    );
 }

@@ -83,6 +83,7 @@ impl Plugin for ContainerPlugin {
             .init_asset_loader::<AdoptionLoader>()
             .init_resource::<ContainerTuning>()
             .init_resource::<PickupPlacement>()
+            .init_resource::<systems::CompiledRules>()
             .register_type::<Container>()
             .register_type::<ContainerContents>()
             .register_type::<OverflowStore>()
@@ -96,6 +97,7 @@ impl Plugin for ContainerPlugin {
             .add_systems(
                 self.schedule,
                 (
+                    systems::forget_stale_rules,
                     systems::attach_engines,
                     systems::apply_adoption_changes,
                     systems::apply_tuning_changes,

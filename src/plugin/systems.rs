@@ -13,32 +13,43 @@ use super::asset::AdoptionAsset;
 use super::components::{Container, ContainerContents, ContainerSlotRules};
 use super::messages::*;
 use super::settle::{Containers, PickupPlacement, spawn_pickup};
+use crate::adoption::{Report, Tuning};
 use crate::contents::Contents;
 use crate::hash::FxHashMap;
 use crate::rules::Rules;
 
 /// Rules compiled for each adoption asset under the current tuning, shared
-/// by every container that uses it: one compile and one copy in memory for
-/// ten thousand backpacks.
-#[derive(Default)]
+/// by every container that uses it and by every system that needs them:
+/// one compile and one copy in memory for ten thousand backpacks.
+#[derive(Resource, Default)]
 pub(crate) struct CompiledRules(FxHashMap<AssetId<AdoptionAsset>, Arc<Rules>>);
 
-/// Gives each new container its engine once its adoption is loaded.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn attach_engines(
-    mut containers: Query<(
-        Entity,
-        &Container,
-        &mut ContainerContents,
-        Option<&ContainerSlotRules>,
-    )>,
-    assets: Res<Assets<AdoptionAsset>>,
+impl CompiledRules {
+    /// The rules of the adoption `id` (the asset `asset`) under `tuning`:
+    /// compiled on first use, then shared until the file or the tuning
+    /// changes ([`forget_stale_rules`]).
+    fn get(
+        &mut self,
+        id: AssetId<AdoptionAsset>,
+        asset: &AdoptionAsset,
+        tuning: &Tuning,
+    ) -> Result<Arc<Rules>, Report> {
+        if let Some(rules) = self.0.get(&id) {
+            return Ok(rules.clone());
+        }
+        let rules = Arc::new(Rules::compile(&asset.adoption, tuning)?);
+        self.0.insert(id, rules.clone());
+        Ok(rules)
+    }
+}
+
+/// Drops the shared rules a changed, removed or unused file or a tuning
+/// change has made stale; runs before the systems that use them.
+pub(crate) fn forget_stale_rules(
     mut events: MessageReader<AssetEvent<AdoptionAsset>>,
     tuning: Res<ContainerTuning>,
-    mut compiled: Local<CompiledRules>,
-    mut reported: Local<BTreeSet<Entity>>,
+    mut compiled: ResMut<CompiledRules>,
 ) {
-    // a changed file or tuning makes the shared rules stale
     if tuning.is_changed() {
         compiled.0.clear();
     }
@@ -50,6 +61,21 @@ pub(crate) fn attach_engines(
             compiled.0.remove(id);
         }
     }
+}
+
+/// Gives each new container its engine once its adoption is loaded.
+pub(crate) fn attach_engines(
+    mut containers: Query<(
+        Entity,
+        &Container,
+        &mut ContainerContents,
+        Option<&ContainerSlotRules>,
+    )>,
+    assets: Res<Assets<AdoptionAsset>>,
+    tuning: Res<ContainerTuning>,
+    mut compiled: ResMut<CompiledRules>,
+    mut reported: Local<BTreeSet<Entity>>,
+) {
     for (entity, container, mut contents, slot_rules) in &mut containers {
         if contents.engine.is_some() {
             continue;
@@ -58,15 +84,7 @@ pub(crate) fn attach_engines(
         let Some(asset) = assets.get(id) else {
             continue;
         };
-        let rules = match compiled.0.get(&id) {
-            Some(rules) => Ok(rules.clone()),
-            None => Rules::compile(&asset.adoption, &tuning.0).map(|r| {
-                let r = Arc::new(r);
-                compiled.0.insert(id, r.clone());
-                r
-            }),
-        };
-        match rules {
+        match compiled.get(id, asset, &tuning.0) {
             Ok(rules) => {
                 let mut engine = Contents::new(rules);
                 if let Some(sr) = slot_rules {
@@ -90,12 +108,14 @@ pub(crate) fn attach_engines(
 
 /// Recompiles the rules of every container whose adoption was reloaded, and
 /// reports adoptions that failed to (re)load.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn apply_adoption_changes(
     mut events: MessageReader<AssetEvent<AdoptionAsset>>,
     mut failures: MessageReader<AssetLoadFailedEvent<AdoptionAsset>>,
     mut rejected: MessageWriter<AdoptionRejected>,
     assets: Res<Assets<AdoptionAsset>>,
     tuning: Res<ContainerTuning>,
+    mut compiled: ResMut<CompiledRules>,
     containers: Query<(Entity, &Container)>,
     mut ops: Containers,
 ) {
@@ -126,8 +146,8 @@ pub(crate) fn apply_adoption_changes(
             .map(|(e, _)| e)
             .collect();
         users.sort();
-        let rules = match Rules::compile(&asset.adoption, &tuning.0) {
-            Ok(r) => Arc::new(r),
+        let rules = match compiled.get(id, asset, &tuning.0) {
+            Ok(r) => r,
             Err(report) => {
                 reject(&mut rejected, id, report);
                 continue;
@@ -149,7 +169,7 @@ pub(crate) fn apply_adoption_changes(
 fn reject(
     rejected: &mut MessageWriter<AdoptionRejected>,
     id: AssetId<AdoptionAsset>,
-    report: crate::adoption::Report,
+    report: Report,
 ) {
     let message = format!(
         "adoption {id:?} does not compile with the game's tuning; containers using it keep their previous rules:\n{report}"
@@ -166,6 +186,7 @@ fn reject(
 pub(crate) fn apply_tuning_changes(
     tuning: Res<ContainerTuning>,
     assets: Res<Assets<AdoptionAsset>>,
+    mut compiled: ResMut<CompiledRules>,
     containers: Query<(Entity, &Container)>,
     mut rejected: MessageWriter<AdoptionRejected>,
     mut ops: Containers,
@@ -178,29 +199,24 @@ pub(crate) fn apply_tuning_changes(
         .map(|(e, c)| (e, c.adoption.id()))
         .collect();
     users.sort_by_key(|(e, _)| *e);
-    // one compile per adoption, shared by its containers
-    let mut compiled: Vec<(AssetId<AdoptionAsset>, Option<Arc<Rules>>)> = Vec::new();
+    // an adoption that does not compile is reported once
+    let mut failed: Vec<AssetId<AdoptionAsset>> = Vec::new();
     for (entity, id) in users {
         let Some(asset) = assets.get(id) else {
             continue;
         };
-        let rules = match compiled.iter().find(|(a, _)| *a == id) {
-            Some((_, rules)) => rules.clone(),
-            None => {
-                let rules = match Rules::compile(&asset.adoption, &tuning.0) {
-                    Ok(r) => Some(Arc::new(r)),
-                    Err(report) => {
-                        reject(&mut rejected, id, report);
-                        None
-                    }
-                };
-                compiled.push((id, rules.clone()));
-                rules
+        if failed.contains(&id) {
+            continue;
+        }
+        let rules = match compiled.get(id, asset, &tuning.0) {
+            Ok(rules) => rules,
+            Err(report) => {
+                reject(&mut rejected, id, report);
+                failed.push(id);
+                continue;
             }
         };
-        if let Some(rules) = rules
-            && ops.contents(entity).is_some_and(|e| **e.rules() != *rules)
-        {
+        if ops.contents(entity).is_some_and(|e| **e.rules() != *rules) {
             let _ = ops.change_rules(entity, rules);
         }
     }
