@@ -3,12 +3,15 @@
 //! step. Seeded (proptest's deterministic RNG) so CI runs the same cases.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use bevy_container::adoption::{self, Context, Tuning};
-use bevy_container::contents::{Contents, SlotRules};
+use bevy_container::contents::{
+    Contents, ItemType, Landing, Reason, SlotRules, TransferRequest, Transferred,
+};
 use bevy_container::decimal::Decimal;
-use bevy_container::rules::{PartialAcceptance, Rules};
+use bevy_container::rules::{DrawOrder, PartialAcceptance, Rules};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
@@ -79,6 +82,11 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn case() -> impl Strategy<Value = Case> {
+    case_with(proptest::collection::vec(op(), 1..40))
+}
+
+/// A random adoption (every answer) with the request sequence `ops`.
+fn case_with(ops: impl Strategy<Value = Vec<Op>>) -> impl Strategy<Value = Case> {
     let answers = (
         pick(CAPACITY),
         pick(PARTIAL),
@@ -88,10 +96,14 @@ fn case() -> impl Strategy<Value = Case> {
         pick(RESTRICT),
     );
     let rows = proptest::collection::vec((1u32..6, pick(SIZES), pick(FORCED)), 0..POOL.len() - 1);
-    (answers, rows, 1u32..9, pick(BUDGETS), proptest::collection::vec(op(), 1..40), any::<u64>())
-        .prop_map(|((cap, partial, leftover, fill, draw, restrict), rows, slots, budget, ops, salt)| {
+    (answers, rows, 1u32..9, pick(BUDGETS), ops, any::<u64>()).prop_map(
+        |((cap, partial, leftover, fill, draw, restrict), rows, slots, budget, ops, salt)| {
             let has_slots = cap != "size-budget";
-            let fill = if fill == "not-applicable" && rows.len() as u32 > slots { "append" } else { fill };
+            let fill = if fill == "not-applicable" && rows.len() as u32 > slots {
+                "append"
+            } else {
+                fill
+            };
             let mut answers = serde_json::Map::new();
             answers.insert("capacity-limit".into(), json!(cap));
             if cap != "no-limit" {
@@ -112,7 +124,10 @@ fn case() -> impl Strategy<Value = Case> {
                     let mut r = serde_json::Map::new();
                     r.insert("id".into(), json!(POOL[i]));
                     if restrict == "by-slot" {
-                        r.insert("slot-rules-declared-in".into(), json!("02-mechanics.md#slots"));
+                        r.insert(
+                            "slot-rules-declared-in".into(),
+                            json!("02-mechanics.md#slots"),
+                        );
                     }
                     if has_slots {
                         r.insert("stack-limit".into(), json!(limit));
@@ -122,7 +137,10 @@ fn case() -> impl Strategy<Value = Case> {
                     }
                     r.insert("when-forced-out".into(), json!(forced));
                     if *forced != "never" {
-                        r.insert("forced-out-order".into(), json!((i as i64 * 7 + salt as i64 % 5) % 11 + i as i64 * 11));
+                        r.insert(
+                            "forced-out-order".into(),
+                            json!((i as i64 * 7 + salt as i64 % 5) % 11 + i as i64 * 11),
+                        );
                     }
                     Value::Object(r)
                 })
@@ -143,7 +161,10 @@ fn case() -> impl Strategy<Value = Case> {
                     .map(|s| {
                         POOL.iter()
                             .enumerate()
-                            .filter(|(i, _)| (salt >> ((s as usize * 3 + i) % 60)) & 1 == 1 || *i == s as usize % POOL.len())
+                            .filter(|(i, _)| {
+                                (salt >> ((s as usize * 3 + i) % 60)) & 1 == 1
+                                    || *i == s as usize % POOL.len()
+                            })
                             .map(|(_, t)| t.to_string())
                             .collect()
                     })
@@ -159,8 +180,13 @@ fn case() -> impl Strategy<Value = Case> {
                     o => o,
                 })
                 .collect();
-            Case { adoption, slot_rules, ops }
-        })
+            Case {
+                adoption,
+                slot_rules,
+                ops,
+            }
+        },
+    )
 }
 
 /// Everything observable about a container.
@@ -256,8 +282,128 @@ fn add(map: &mut BTreeMap<String, i128>, k: &str, n: i128) {
     }
 }
 
+/// Occupied slots: slot to (type, amount).
+type Slots = BTreeMap<u32, (String, u32)>;
+
+/// The occupied slots.
+fn stacks(c: &Contents) -> Slots {
+    c.slots()
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|s| (i as u32, (s.item.to_string(), s.amount))))
+        .collect()
+}
+
+/// A type's stack limit in a container with slots (1 for an unlisted type).
+fn stack_limit(c: &Contents, item: &str) -> u32 {
+    c.rules().row(item).map_or(1, |r| r.stack_limit)
+}
+
+/// Moves that merged only part of what they were asked to move (the rest
+/// staying in the source slot), over every test: the move property checks
+/// its generator reaches them.
+static PARTIAL_MERGES: AtomicUsize = AtomicUsize::new(0);
+
+/// Section 7: a move between the slots `was` held left `c` as it must. A
+/// merge onto a stack of the same type moves min(asked, room) and the rest
+/// stays in the source slot (a full stack refuses with `StackFull`); a move
+/// into an empty slot moves what was asked; a whole stack onto another type
+/// swaps the two; nothing else changes. (Entry rules may refuse a move into
+/// an empty slot or a swap; a refusal changing nothing is checked by the
+/// caller.)
+fn check_move(
+    was: &Slots,
+    c: &Contents,
+    (from, to, amount): (u32, u32, Option<u32>),
+    refused: Option<Reason>,
+) -> Result<(), String> {
+    let now = stacks(c);
+    let src = was.get(&from).cloned();
+    let dst = was.get(&to).cloned();
+    // a merge with an amount the source slot holds: (asked, room)
+    let merge = match (&src, &dst) {
+        (Some((si, sa)), Some((di, da))) if from != to && si == di => {
+            let n = amount.unwrap_or(*sa);
+            (1..=*sa)
+                .contains(&n)
+                .then(|| (n, stack_limit(c, si).saturating_sub(*da)))
+        }
+        _ => None,
+    };
+    if let Some(r) = refused {
+        if now != *was {
+            return Err(format!("a move refused ({r:?}) changed the slots"));
+        }
+        return match merge {
+            Some((n, room)) if room > 0 => Err(format!(
+                "a merge of {n} onto a stack with room for {room} was refused ({r:?})"
+            )),
+            Some(_) if r != Reason::StackFull => Err(format!(
+                "a merge onto a full stack was refused {r:?}, not StackFull"
+            )),
+            _ => Ok(()),
+        };
+    }
+    let Some((item, held)) = src else {
+        return Err(format!("a move from empty slot {from} was not refused"));
+    };
+    if from == to {
+        return Err("a move onto its own slot was not refused".into());
+    }
+    let n = amount.unwrap_or(held);
+    if n == 0 || n > held {
+        return Err(format!(
+            "a move of {n} from a stack of {held} was not refused"
+        ));
+    }
+    let mut want = was.clone();
+    // the source slot keeps what did not move
+    let rest = |want: &mut Slots, moved: u32| {
+        if moved == held {
+            want.remove(&from);
+        } else {
+            want.insert(from, (item.clone(), held - moved));
+        }
+    };
+    match dst {
+        Some((other, theirs)) if other != item => {
+            if n != held {
+                return Err(format!(
+                    "{n} of a stack of {held} moved onto another type's stack"
+                ));
+            }
+            want.insert(from, (other, theirs));
+            want.insert(to, (item.clone(), held));
+        }
+        Some((_, theirs)) => {
+            let room = stack_limit(c, &item).saturating_sub(theirs);
+            let moved = n.min(room);
+            if moved == 0 {
+                return Err("a move onto a full stack was not refused".into());
+            }
+            if moved < n {
+                PARTIAL_MERGES.fetch_add(1, Ordering::Relaxed);
+            }
+            want.insert(to, (item.clone(), theirs + moved));
+            rest(&mut want, moved);
+        }
+        None => {
+            want.insert(to, (item.clone(), n));
+            rest(&mut want, n);
+        }
+    }
+    if now != want {
+        return Err(format!("the move left {now:?}, expected {want:?}"));
+    }
+    Ok(())
+}
+
 /// Runs a case, checking every invariant; returns the outcomes as text.
 fn run(case: &Case) -> Result<Vec<String>, String> {
+    run_to(case).map(|(_, log)| log)
+}
+
+/// [`run`], also returning the container the sequence left.
+fn run_to(case: &Case) -> Result<(Contents, Vec<String>), String> {
     let mut c = build(case);
     let mut log = Vec::new();
     check_state(&c)?;
@@ -349,10 +495,12 @@ fn run(case: &Case) -> Result<Vec<String>, String> {
                 log.push(format!("{r:?}"));
             }
             Op::Move(f, t, a) => {
+                let was = stacks(&c);
                 let r = c.move_items(*f, *t, *a);
                 if r.refused.is_some() && snapshot(&c) != before {
                     return Err(at("a refused move changed the contents".into()));
                 }
+                check_move(&was, &c, (*f, *t, *a), r.refused).map_err(at)?;
                 log.push(format!("{r:?}"));
             }
         }
@@ -365,7 +513,7 @@ fn run(case: &Case) -> Result<Vec<String>, String> {
         check_state(&c).map_err(at)?;
         log.push(format!("{:?}", snapshot(&c)));
     }
-    Ok(log)
+    Ok((c, log))
 }
 
 fn cases(default: u32) -> u32 {
@@ -406,4 +554,761 @@ fn same_input_same_result() {
             Ok(())
         })
         .unwrap();
+}
+
+// ---- moves, transfers and dry runs (sections 7 and 11) ----
+
+/// Requests heavy on moves, with deliveries and takes to make stacks of
+/// every fill level to merge.
+fn move_op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        4 => (0..POOL.len(), 0u32..30).prop_map(|(t, a)| Op::Deliver(t, a)),
+        2 => (0..POOL.len(), 0u32..30, proptest::option::of(0u32..10)).prop_map(|(t, a, s)| Op::Take(t, a, s)),
+        1 => (proptest::option::of(0u32..10), proptest::option::of(pick(BUDGETS))).prop_map(|(s, b)| Op::Resize(s, b)),
+        1 => proptest::collection::vec(0..POOL.len(), 0..3).prop_map(Op::Sort),
+        8 => (0u32..10, 0u32..10, proptest::option::of(0u32..8)).prop_map(|(f, t, a)| Op::Move(f, t, a)),
+    ]
+}
+
+/// Whether the random runs are many enough to insist that a generator
+/// reached a kind of outcome.
+fn enough(n: u32) -> bool {
+    n >= 100
+}
+
+#[test]
+fn moves_merge_what_fits_and_never_lose_items() {
+    // `run` checks every move against section 7 (`check_move`): a merge
+    // onto a same-type stack moves exactly min(asked, room) and leaves the
+    // rest in the source slot, a refused move changes nothing, per-type
+    // totals never change, no stack passes its limit.
+    let n = cases(500);
+    runner(n)
+        .run(
+            &case_with(proptest::collection::vec(move_op(), 1..40)),
+            |case| {
+                run(&case).map_err(TestCaseError::fail)?;
+                Ok(())
+            },
+        )
+        .unwrap();
+    if enough(n) {
+        assert!(
+            PARTIAL_MERGES.load(Ordering::Relaxed) > 0,
+            "no move merged only part of its stack: the generator misses the case"
+        );
+    }
+}
+
+/// A slot a request names: the k-th occupied slot (modulo how many there
+/// are), or a raw index (empty, past the end, or one a no-limit container
+/// grows to).
+#[derive(Clone, Copy, Debug)]
+enum SlotPick {
+    Held(usize),
+    Raw(u32),
+}
+
+fn slot_pick() -> impl Strategy<Value = SlotPick> {
+    prop_oneof![
+        3 => (0usize..16).prop_map(SlotPick::Held),
+        1 => (0u32..10).prop_map(SlotPick::Raw),
+    ]
+}
+
+fn resolve(c: &Contents, p: SlotPick) -> u32 {
+    match p {
+        SlotPick::Raw(s) => s,
+        SlotPick::Held(k) => {
+            let held: Vec<u32> = stacks(c).into_keys().collect();
+            if held.is_empty() {
+                k as u32
+            } else {
+                held[k % held.len()]
+            }
+        }
+    }
+}
+
+/// The type a request names: none, one the source holds (with a source
+/// slot: that slot's type), or any of the pool (with a source slot, often
+/// the wrong one).
+#[derive(Clone, Copy, Debug)]
+enum ItemPick {
+    None,
+    Held(usize),
+    Pool(usize),
+}
+
+fn item_pick() -> impl Strategy<Value = ItemPick> {
+    prop_oneof![
+        2 => Just(ItemPick::None),
+        3 => (0usize..8).prop_map(ItemPick::Held),
+        1 => (0..POOL.len()).prop_map(ItemPick::Pool),
+    ]
+}
+
+/// A transfer as generated, resolved against the containers when it runs.
+#[derive(Clone, Debug)]
+struct Req {
+    /// From the second container to the first.
+    back: bool,
+    item: ItemPick,
+    from: Option<SlotPick>,
+    to: Option<SlotPick>,
+    amount: u32,
+}
+
+fn req() -> impl Strategy<Value = Req> {
+    (
+        any::<bool>(),
+        item_pick(),
+        proptest::option::of(slot_pick()),
+        proptest::option::of(slot_pick()),
+        prop_oneof![20 => 0u32..30, 1 => Just(u32::MAX)],
+    )
+        .prop_map(|(back, item, from, to, amount)| Req {
+            back,
+            item,
+            from,
+            to,
+            amount,
+        })
+}
+
+fn resolve_req(src: &Contents, tgt: &Contents, r: &Req) -> TransferRequest {
+    let from_slot = r.from.map(|p| resolve(src, p));
+    let item = match r.item {
+        ItemPick::None => None,
+        ItemPick::Pool(i) => Some(POOL[i].to_string()),
+        ItemPick::Held(k) => match from_slot {
+            Some(s) => src.stack(s).map(|st| st.item.to_string()),
+            None => {
+                let held: Vec<String> = src.totals().into_keys().map(|t| t.to_string()).collect();
+                Some(if held.is_empty() {
+                    POOL[k % POOL.len()].to_string()
+                } else {
+                    held[k % held.len()].clone()
+                })
+            }
+        },
+    };
+    // a no-limit target would grow to its safety ceiling of a million
+    // slots: as in `case`, that is tested on its own
+    let rules = tgt.rules();
+    let amount = if r.amount == u32::MAX && rules.has_slots() && !rules.has_slot_limit() {
+        5_000
+    } else {
+        r.amount
+    };
+    TransferRequest {
+        item: item.map(ItemType::from),
+        from_slot,
+        to_slot: r.to.map(|p| resolve(tgt, p)),
+        amount,
+    }
+}
+
+/// The slots holding `item`, in the order a take without a slot draws
+/// them (section 5).
+fn draw_sequence(c: &Contents, item: &str) -> Vec<u32> {
+    let mut slots: Vec<u32> = stacks(c)
+        .into_iter()
+        .filter(|(_, (i, _))| i == item)
+        .map(|(s, _)| s)
+        .collect();
+    let stack = |s: u32| c.stack(s).expect("a slot of the type holds a stack");
+    match c.rules().draw {
+        DrawOrder::LastInOrder => slots.reverse(),
+        DrawOrder::NewestFirst => slots.sort_by_key(|&s| std::cmp::Reverse(stack(s).last_received)),
+        DrawOrder::OldestFirst => slots.sort_by_key(|&s| stack(s).began),
+        _ => {}
+    }
+    slots
+}
+
+/// The refusal section 11's source checks name, when one applies (a
+/// request naming neither a slot nor a type is left open by the spec).
+fn source_refusal(src: &Contents, req: &TransferRequest) -> Option<Reason> {
+    let rules = src.rules();
+    match (req.from_slot, &req.item) {
+        (Some(_), _) if !rules.has_slots() => Some(Reason::NoSlots),
+        (Some(s), item) => match src.stack(s) {
+            None => Some(Reason::EmptySlot),
+            Some(st) if item.as_ref().is_some_and(|i| *i != st.item) => Some(Reason::WrongType),
+            Some(_) => None,
+        },
+        (None, Some(i))
+            if rules.has_slots()
+                && rules.draw == DrawOrder::NotApplicable
+                && draw_sequence(src, i.as_str()).len() > 1 =>
+        {
+            Some(Reason::AmbiguousDraw)
+        }
+        (None, _) => None,
+    }
+}
+
+/// How many of what was asked the source has to give (section 11 step 1).
+fn available(src: &Contents, req: &TransferRequest, item: &str) -> u64 {
+    let held = match req.from_slot {
+        Some(s) => src.stack(s).map_or(0, |st| u64::from(st.amount)),
+        None => src.count(item),
+    };
+    held.min(u64::from(req.amount))
+}
+
+/// One landing, as a swap or a move within a container reports each side.
+fn one(slot: u32, amount: u32) -> [Landing; 1] {
+    [Landing { slot, amount }]
+}
+
+/// `stacks(before)` after `landings` of `item` left (or arrived, when
+/// `arriving`), with their sum; an error when a landing does not fit what
+/// was there.
+fn apply_landings(
+    before: &Slots,
+    landings: &[Landing],
+    item: &str,
+    arriving: bool,
+) -> Result<(Slots, u64), String> {
+    let mut want = before.clone();
+    let mut sum = 0u64;
+    for l in landings {
+        let held = match want.get(&l.slot) {
+            Some((i, a)) if i == item => *a,
+            None => 0,
+            Some(other) => {
+                return Err(format!(
+                    "landing {l:?} names a slot holding {other:?}, not {item}"
+                ));
+            }
+        };
+        let now = if arriving {
+            held.checked_add(l.amount)
+        } else {
+            held.checked_sub(l.amount)
+        };
+        let now = match now {
+            Some(n) if l.amount > 0 => n,
+            _ => {
+                return Err(format!(
+                    "landing {l:?} does not fit the {held} of {item} there"
+                ));
+            }
+        };
+        if now == 0 {
+            want.remove(&l.slot);
+        } else {
+            want.insert(l.slot, (item.to_string(), now));
+        }
+        sum += u64::from(l.amount);
+    }
+    Ok((want, sum))
+}
+
+/// Section 11: a transfer from `src0` to `tgt0` that left `src` and `tgt`
+/// and answered `t`.
+fn check_transfer(
+    src0: &Contents,
+    tgt0: &Contents,
+    src: &Contents,
+    tgt: &Contents,
+    req: &TransferRequest,
+    t: &Transferred,
+) -> Result<(), String> {
+    check_state(src).map_err(|e| format!("source: {e}"))?;
+    check_state(tgt).map_err(|e| format!("target: {e}"))?;
+    if t.asked != req.amount {
+        return Err("asked is not the request's amount".into());
+    }
+    if u64::from(t.moved) + u64::from(t.shortfall) > u64::from(t.asked) {
+        return Err("moved + shortfall > asked".into());
+    }
+    // nothing is created or lost, for every type, swaps included
+    let mut before = totals(src0);
+    for (k, v) in totals(tgt0) {
+        add(&mut before, &k, v);
+    }
+    let mut after = totals(src);
+    for (k, v) in totals(tgt) {
+        add(&mut after, &k, v);
+    }
+    if before != after {
+        return Err(format!("the two containers held {before:?}, now {after:?}"));
+    }
+    let unchanged = snapshot(src) == snapshot(src0) && snapshot(tgt) == snapshot(tgt0);
+    if req.amount == 0 {
+        if t.refused.is_some() || t.moved != 0 || !unchanged {
+            return Err("a transfer of 0 was refused or changed something".into());
+        }
+        return Ok(());
+    }
+    // the source's checks come first, then a slot named on a slotless target
+    let expect = source_refusal(src0, req).or_else(|| {
+        (req.to_slot.is_some()
+            && !tgt0.rules().has_slots()
+            && (req.from_slot.is_some() || req.item.is_some()))
+        .then_some(Reason::NoSlots)
+    });
+    if expect.is_some() && t.refused != expect {
+        return Err(format!("expected the refusal {expect:?}"));
+    }
+    if let Some(r) = t.refused {
+        if !unchanged {
+            return Err(format!("a transfer refused ({r:?}) changed a container"));
+        }
+        if t.moved != 0
+            || t.shortfall != t.asked
+            || !t.from.is_empty()
+            || !t.landed.is_empty()
+            || t.swapped.is_some()
+        {
+            return Err("a refusal reports moved 0, shortfall = asked, no slots, no swap".into());
+        }
+        return Ok(());
+    }
+    let item = t
+        .item
+        .clone()
+        .ok_or("a transfer that was not refused names no type")?;
+    let name = item.as_str();
+    if req.item.as_ref().is_some_and(|i| *i != item) {
+        return Err("moved another type than the one named".into());
+    }
+    if let Some(s) = req.from_slot
+        && src0.stack(s).is_none_or(|st| st.item != item)
+    {
+        return Err("moved another type than the source slot's".into());
+    }
+    let offered = available(src0, req, name);
+    if u64::from(t.shortfall) != u64::from(req.amount) - offered {
+        return Err(format!("shortfall is not asked - available ({offered})"));
+    }
+    if let Some(sw) = &t.swapped {
+        // both stacks changed places, whole
+        let (Some(f), Some(to)) = (req.from_slot, req.to_slot) else {
+            return Err("a swap without both slots named".into());
+        };
+        if src0.stack(f).map(|s| s.amount) != Some(t.moved) {
+            return Err("a swap moves the whole source stack".into());
+        }
+        if tgt0
+            .stack(to)
+            .is_none_or(|s| s.item != sw.item || s.amount != sw.amount)
+            || sw.item == item
+        {
+            return Err("swapped is not the target slot's other stack".into());
+        }
+        if t.from != one(f, t.moved) || t.landed != one(to, t.moved) {
+            return Err("a swap's from and landed are its two slots with the moved amount".into());
+        }
+        let mut want_src = stacks(src0);
+        want_src.insert(f, (sw.item.to_string(), sw.amount));
+        let mut want_tgt = stacks(tgt0);
+        want_tgt.insert(to, (name.to_string(), t.moved));
+        if stacks(src) != want_src || stacks(tgt) != want_tgt {
+            return Err("a swap changed more than its two slots".into());
+        }
+        return Ok(());
+    }
+    if u64::from(t.moved) > offered {
+        return Err(format!("moved more than the {offered} available"));
+    }
+    // exactly `moved` of the type leaves the source and enters the target
+    let mut want = totals(src0);
+    add(&mut want, name, -i128::from(t.moved));
+    if totals(src) != want {
+        return Err(format!("the source gave other than {} {name}", t.moved));
+    }
+    let mut want = totals(tgt0);
+    add(&mut want, name, i128::from(t.moved));
+    if totals(tgt) != want {
+        return Err(format!("the target received other than {} {name}", t.moved));
+    }
+    // the slots reported are the slots that changed, by the amounts reported
+    if src0.rules().has_slots() {
+        if t.from
+            .iter()
+            .any(|l| req.from_slot.is_some_and(|f| f != l.slot))
+        {
+            return Err("drew from a slot other than the one named".into());
+        }
+        let (want, sum) = apply_landings(&stacks(src0), &t.from, name, false)?;
+        if sum != u64::from(t.moved) {
+            return Err("from does not add up to moved".into());
+        }
+        if stacks(src) != want {
+            return Err("the source's slots changed other than from says".into());
+        }
+    } else if !t.from.is_empty() {
+        return Err("from names slots of a slotless source".into());
+    }
+    if tgt0.rules().has_slots() {
+        if t.landed
+            .iter()
+            .any(|l| req.to_slot.is_some_and(|s| s != l.slot))
+        {
+            return Err("landed in a slot other than the one named".into());
+        }
+        let (want, sum) = apply_landings(&stacks(tgt0), &t.landed, name, true)?;
+        if sum != u64::from(t.moved) {
+            return Err("landed does not add up to moved".into());
+        }
+        if stacks(tgt) != want {
+            return Err("the target's slots changed other than landed says".into());
+        }
+    } else if !t.landed.is_empty() {
+        return Err("landed names slots of a slotless target".into());
+    }
+    // an all-or-nothing target takes everything available or refuses
+    let rules = tgt0.rules();
+    if rules.partial == PartialAcceptance::AllOrNothing
+        && (rules.has_slot_limit() || rules.has_budget())
+        && u64::from(t.moved) != offered
+    {
+        return Err("an all-or-nothing target took part of what was available".into());
+    }
+    // the dry run of the target side says the same
+    let offered = u32::try_from(offered).map_err(|_| "available passes u32")?;
+    let dry = tgt0.would_accept(name, offered, req.to_slot);
+    if dry != Ok(t.moved) {
+        return Err(format!(
+            "would_accept({name}, {offered}, {:?}) said {dry:?}",
+            req.to_slot
+        ));
+    }
+    Ok(())
+}
+
+#[derive(Clone, Debug)]
+struct Pair {
+    a: Case,
+    b: Case,
+    reqs: Vec<Req>,
+}
+
+fn pair() -> impl Strategy<Value = Pair> {
+    (case(), case(), proptest::collection::vec(req(), 1..16)).prop_map(|(a, b, reqs)| Pair {
+        a,
+        b,
+        reqs,
+    })
+}
+
+#[test]
+fn transfers_conserve_items_and_respect_both_containers() {
+    let moved = AtomicUsize::new(0);
+    let stayed = AtomicUsize::new(0);
+    let swaps = AtomicUsize::new(0);
+    let n = cases(500);
+    runner(n)
+        .run(&pair(), |p| {
+            let (mut a, _) = run_to(&p.a).map_err(TestCaseError::fail)?;
+            let (mut b, _) = run_to(&p.b).map_err(TestCaseError::fail)?;
+            for (i, r) in p.reqs.iter().enumerate() {
+                let (src, tgt) = if r.back {
+                    (&mut b, &mut a)
+                } else {
+                    (&mut a, &mut b)
+                };
+                let req = resolve_req(src, tgt, r);
+                let (src0, tgt0) = (src.clone(), tgt.clone());
+                let t = src.transfer(tgt, &req);
+                check_transfer(&src0, &tgt0, src, tgt, &req, &t)
+                    .map_err(|e| TestCaseError::fail(format!("request {i} {req:?}: {e}\n{t:?}")))?;
+                if t.swapped.is_some() {
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                } else if t.moved > 0 {
+                    moved.fetch_add(1, Ordering::Relaxed);
+                    if u64::from(t.moved) + u64::from(t.shortfall) < u64::from(t.asked) {
+                        stayed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    if enough(n) {
+        let seen = |c: &AtomicUsize| c.load(Ordering::Relaxed);
+        assert!(seen(&moved) > 0, "no transfer moved anything");
+        assert!(
+            seen(&stayed) > 0,
+            "no transfer left part of what was available behind"
+        );
+        assert!(seen(&swaps) > 0, "no transfer swapped two stacks");
+    }
+}
+
+/// A source that holds `amount` of `item` and has no limits: no-limit,
+/// any item, drawn first in order.
+fn roomy_source(item: &str, amount: u32) -> Contents {
+    static RULES: OnceLock<Arc<Rules>> = OnceLock::new();
+    let rules = RULES.get_or_init(|| {
+        let rows: Vec<Value> = POOL[..POOL.len() - 1]
+            .iter()
+            .map(|id| json!({"id": id, "stack-limit": 1000, "when-forced-out": "never"}))
+            .collect();
+        let adoption = json!({
+            "contract": "container", "version": 1,
+            "answers": {
+                "capacity-limit": "no-limit",
+                "fill-order": "top-up-then-first-empty",
+                "draw-order": "first-in-order",
+                "type-restriction": "any-item",
+            },
+            "values": {"slot-count": 0, "size-budget": 0.0},
+            "rows": {"items": rows},
+        });
+        build(&Case {
+            adoption,
+            slot_rules: None,
+            ops: Vec::new(),
+        })
+        .rules()
+        .clone()
+    });
+    let mut c = Contents::new(rules.clone());
+    let d = c.deliver(item, amount);
+    assert_eq!(
+        d.accepted, amount,
+        "the roomy source takes everything: {d:?}"
+    );
+    c
+}
+
+#[derive(Clone, Debug)]
+struct DryCase {
+    case: Case,
+    asks: Vec<(usize, u32, Option<SlotPick>)>,
+}
+
+fn dry_case() -> impl Strategy<Value = DryCase> {
+    (
+        case(),
+        proptest::collection::vec(
+            (0..POOL.len(), 0u32..40, proptest::option::of(slot_pick())),
+            1..12,
+        ),
+    )
+        .prop_map(|(case, asks)| DryCase { case, asks })
+}
+
+#[test]
+fn dry_run_agrees_with_delivery_and_transfer() {
+    runner(cases(300))
+        .run(&dry_case(), |dc| {
+            let (c, _) = run_to(&dc.case).map_err(TestCaseError::fail)?;
+            let state = snapshot(&c);
+            for &(t, amount, slot) in &dc.asks {
+                let item = POOL[t];
+                let slot = slot.map(|p| resolve(&c, p));
+                let dry = c.would_accept(item, amount, slot);
+                let fail = |e: String| {
+                    TestCaseError::fail(format!(
+                        "would_accept({item}, {amount}, {slot:?}) = {dry:?}: {e}"
+                    ))
+                };
+                if snapshot(&c) != state {
+                    return Err(fail("a dry run changed the container".into()));
+                }
+                if slot.is_none() {
+                    let d = c.clone().deliver(item, amount);
+                    let agrees = match dry {
+                        Ok(n) => d.accepted == n,
+                        Err(_) => d.accepted == 0,
+                    };
+                    if !agrees {
+                        return Err(fail(format!("the delivery said {d:?}")));
+                    }
+                }
+                // the target side of a transfer from a source with enough
+                let mut source = roomy_source(item, amount);
+                let tr = source.transfer(
+                    &mut c.clone(),
+                    &TransferRequest {
+                        item: Some(item.into()),
+                        from_slot: None,
+                        to_slot: slot,
+                        amount,
+                    },
+                );
+                let agrees = match dry {
+                    Ok(n) => tr.refused.is_none() && tr.moved == n,
+                    Err(r) => tr.refused == Some(r),
+                };
+                if !agrees {
+                    return Err(fail(format!("the transfer said {tr:?}")));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+#[derive(Clone, Debug)]
+struct WithinCase {
+    case: Case,
+    moves: Vec<(ItemPick, Option<SlotPick>, SlotPick, u32)>,
+}
+
+fn within_case() -> impl Strategy<Value = WithinCase> {
+    (
+        case_with(proptest::collection::vec(move_op(), 1..30)),
+        proptest::collection::vec(
+            (
+                item_pick(),
+                proptest::option::of(slot_pick()),
+                slot_pick(),
+                0u32..12,
+            ),
+            1..16,
+        ),
+    )
+        .prop_map(|(case, moves)| WithinCase { case, moves })
+}
+
+#[test]
+fn transfer_within_is_a_move() {
+    let moved = AtomicUsize::new(0);
+    let n = cases(300);
+    runner(n)
+        .run(&within_case(), |wc| {
+            let (mut c, _) = run_to(&wc.case).map_err(TestCaseError::fail)?;
+            for (k, &(item, from, to, amount)) in wc.moves.iter().enumerate() {
+                let r = Req {
+                    back: false,
+                    item,
+                    from,
+                    to: Some(to),
+                    amount,
+                };
+                let req = resolve_req(&c, &c, &r);
+                let before = c.clone();
+                let tr = c.transfer_within(&req);
+                let fail =
+                    |e: String| TestCaseError::fail(format!("move {k} {req:?}: {e}\n{tr:?}"));
+                check_state(&c).map_err(fail)?;
+                if totals(&c) != totals(&before) {
+                    return Err(fail(
+                        "a move within one container changed its totals".into(),
+                    ));
+                }
+                if u64::from(tr.moved) + u64::from(tr.shortfall) > u64::from(tr.asked) {
+                    return Err(fail("moved + shortfall > asked".into()));
+                }
+                let unchanged = snapshot(&c) == snapshot(&before);
+                if let Some(r) = tr.refused
+                    && (!unchanged || tr.moved != 0 || tr.shortfall != tr.asked)
+                {
+                    return Err(fail(format!(
+                        "a refusal ({r:?}) changed something or reports moved > 0"
+                    )));
+                }
+                if amount == 0 {
+                    if tr.refused.is_some() || !unchanged {
+                        return Err(fail("a move of 0 was refused or changed something".into()));
+                    }
+                    continue;
+                }
+                if let Some(r) = source_refusal(&before, &req) {
+                    if tr.refused != Some(r) {
+                        return Err(fail(format!("expected the refusal {r:?}")));
+                    }
+                    continue;
+                }
+                // the slot the move draws from: the named one, or the first
+                // of the type in draw order
+                let f = match (req.from_slot, &req.item) {
+                    (Some(s), _) => s,
+                    (None, Some(i)) => match draw_sequence(&before, i.as_str()).first() {
+                        Some(&s) => s,
+                        None => {
+                            if tr.moved != 0 || !unchanged {
+                                return Err(fail("nothing to draw, yet something moved".into()));
+                            }
+                            continue;
+                        }
+                    },
+                    (None, None) => continue,
+                };
+                let Some(stack) = before.stack(f) else {
+                    return Err(fail(format!("slot {f} should hold the source stack")));
+                };
+                let (name, held) = (stack.item.to_string(), stack.amount);
+                let t = req.to_slot.expect("generated with a target slot");
+                let mut twin = before.clone();
+                let mv = twin.move_items(f, t, Some(amount.min(held)));
+                // onto another type, a swap needs both slots named and every
+                // check passed, else it is `occupied` (spec 11.4, 11.7)
+                let other_there = before.stack(t).is_some_and(|s| s.item.as_str() != name);
+                let theirs = if other_there && (mv.refused.is_some() || req.from_slot.is_none()) {
+                    Some(Reason::Occupied)
+                } else {
+                    mv.refused
+                };
+                if tr.refused != theirs {
+                    return Err(fail(format!("move_items refused {:?}", mv.refused)));
+                }
+                if tr.refused.is_some() {
+                    continue;
+                }
+                let full = |x: &Contents| x.slots().map(|s| s.cloned()).collect::<Vec<_>>();
+                if full(&c) != full(&twin) || c.size_used() != twin.size_used() {
+                    return Err(fail(format!(
+                        "move_items left {:?}, transfer_within {:?}",
+                        stacks(&twin),
+                        stacks(&c)
+                    )));
+                }
+                if tr.refused.is_some() {
+                    continue;
+                }
+                if tr.item.as_ref().map(ItemType::as_str) != Some(name.as_str()) {
+                    return Err(fail("reports another type than the source stack's".into()));
+                }
+                // a move draws from one stack only
+                let offered = u64::from(amount.min(held));
+                if u64::from(tr.shortfall) != u64::from(amount) - offered {
+                    return Err(fail(format!(
+                        "shortfall is not asked - available ({offered})"
+                    )));
+                }
+                match &tr.swapped {
+                    Some(sw) => {
+                        if tr.moved != held
+                            || before
+                                .stack(t)
+                                .is_none_or(|s| s.item != sw.item || s.amount != sw.amount)
+                        {
+                            return Err(fail("a swap is the two whole stacks".into()));
+                        }
+                    }
+                    None => {
+                        let left = stacks(&c)
+                            .get(&f)
+                            .filter(|(i, _)| *i == name)
+                            .map_or(0, |(_, a)| *a);
+                        if held.checked_sub(left) != Some(tr.moved) {
+                            return Err(fail(format!(
+                                "slot {f} went from {held} to {left}, moved says {}",
+                                tr.moved
+                            )));
+                        }
+                    }
+                }
+                if tr.from != one(f, tr.moved) || tr.landed != one(t, tr.moved) {
+                    return Err(fail("from and landed are the two slots with moved".into()));
+                }
+                moved.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(())
+        })
+        .unwrap();
+    if enough(n) {
+        assert!(
+            moved.load(Ordering::Relaxed) > 0,
+            "no transfer within a container moved"
+        );
+    }
 }

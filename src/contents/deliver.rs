@@ -78,15 +78,7 @@ impl Contents {
         }
         out.accepted = placed;
         if self.rules.has_slots() {
-            let mut fresh = std::mem::take(&mut self.scratch);
-            fresh.clear();
-            for l in &landed {
-                if self.add_to_slot(l.slot, &out.item, l.amount, terms.size) {
-                    fresh.push(l.slot);
-                }
-            }
-            self.index_new(&out.item, at, fresh.iter().copied());
-            self.scratch = fresh;
+            self.add_landings(&out.item, at, &landed, terms.size);
             out.landed = landed;
         } else if placed > 0 {
             self.add_holding(&out.item, placed, terms.size);
@@ -94,8 +86,28 @@ impl Contents {
         out
     }
 
+    /// Adds the planned landings of `item` (numbered `at` in the type
+    /// index, when known), indexing the stacks that begin.
+    pub(crate) fn add_landings(
+        &mut self,
+        item: &super::ItemType,
+        at: Option<u32>,
+        landed: &[Landing],
+        size: crate::decimal::Decimal,
+    ) {
+        let mut fresh = std::mem::take(&mut self.scratch);
+        fresh.clear();
+        for l in landed {
+            if self.add_to_slot(l.slot, item, l.amount, size) {
+                fresh.push(l.slot);
+            }
+        }
+        self.index_new(item, at, fresh.iter().copied());
+        self.scratch = fresh;
+    }
+
     /// `amount`, capped by what the free budget holds.
-    fn budget_cap(&self, terms: &TypeTerms, amount: u32) -> u32 {
+    pub(crate) fn budget_cap(&self, terms: &TypeTerms, amount: u32) -> u32 {
         if !self.rules.has_budget() {
             return amount;
         }
@@ -106,7 +118,12 @@ impl Contents {
         }
     }
 
-    fn add_holding(&mut self, id: &super::ItemType, amount: u32, size: crate::decimal::Decimal) {
+    pub(crate) fn add_holding(
+        &mut self,
+        id: &super::ItemType,
+        amount: u32,
+        size: crate::decimal::Decimal,
+    ) {
         let counter = self.next_counter();
         let entry = self
             .holdings

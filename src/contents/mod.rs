@@ -40,6 +40,8 @@ mod rearrange;
 mod restore;
 pub use restore::Loaded;
 mod take;
+mod transfer;
+pub use transfer::{Swapped, TransferRequest, Transferred};
 
 use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -568,4 +570,13 @@ pub(crate) fn accepts_under(
         return slot_rules.is_some_and(|sr| sr.accepts(slot, item));
     }
     true
+}
+
+/// Why an empty slot refuses a type its container otherwise admits.
+pub(crate) fn entry_reason(terms: &TypeTerms) -> Reason {
+    if terms.reserved.is_some() {
+        Reason::NoReservedSlot
+    } else {
+        Reason::SlotRules
+    }
 }

@@ -46,6 +46,14 @@ pub enum Reason {
     OverStackLimit,
     /// A partial move onto a stack of another type (only whole stacks swap).
     OtherType,
+    /// A move onto a stack of the same type that has no room left.
+    StackFull,
+    /// A transfer names a type that is not the named slot's.
+    WrongType,
+    /// A transfer's target slot holds another type and no swap is possible.
+    Occupied,
+    /// A transfer names a slot of a container without slots.
+    NoSlots,
     /// The container's adoption is not loaded yet.
     NotReady,
 }
@@ -71,6 +79,10 @@ impl Reason {
             Reason::NotEnough => "not-enough",
             Reason::OverStackLimit => "over-stack-limit",
             Reason::OtherType => "other-type",
+            Reason::StackFull => "stack-full",
+            Reason::WrongType => "wrong-type",
+            Reason::Occupied => "occupied",
+            Reason::NoSlots => "no-slots",
             Reason::NotReady => "not-ready",
         }
     }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Contents, ItemType, Rearranged, Reason, Stack};
+use super::{Contents, ItemType, Rearranged, Reason, Stack, entry_reason};
 
 impl Contents {
     /// Sorts: each type's contents are merged and re-delivered, type by type,
@@ -67,17 +67,39 @@ impl Contents {
     }
 
     /// Moves `amount` (all when `None`) from one slot to another: into an
-    /// empty slot, onto a stack of the same type up to its limit, or, for a
-    /// whole stack, swapping with another type's stack. Each slot's entry
-    /// rule is respected; anything else is refused with the reason.
+    /// empty slot, onto a stack of the same type (as much as it has room
+    /// for; the rest stays in the source slot, and a full stack refuses with
+    /// [`Reason::StackFull`]), or, for a whole stack, swapping with another
+    /// type's stack. Each slot's entry rule is respected; anything else is
+    /// refused with the reason.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// backpack.deliver("berries", 26); // 20 in slot 0, 6 in slot 1
+    /// backpack.take_from("berries", 12, 0); // 8 left in slot 0
+    /// assert!(backpack.move_items(1, 0, None).refused.is_none());
+    /// // all 6 fit onto the 8: slot 1 is empty now
+    /// assert_eq!(backpack.stack(0).unwrap().amount, 14);
+    /// assert!(backpack.stack(1).is_none());
+    /// ```
     pub fn move_items(&mut self, from: u32, to: u32, amount: Option<u32>) -> Rearranged {
         match self.try_move(from, to, amount) {
-            Ok(()) => Rearranged { refused: None },
+            Ok(_) => Rearranged { refused: None },
             Err(r) => Rearranged { refused: Some(r) },
         }
     }
 
-    fn try_move(&mut self, from: u32, to: u32, amount: Option<u32>) -> Result<(), Reason> {
+    /// [`Self::move_items`]; returns how many moved.
+    pub(crate) fn try_move(
+        &mut self,
+        from: u32,
+        to: u32,
+        amount: Option<u32>,
+    ) -> Result<u32, Reason> {
         if !self.rules.has_slots() {
             return Err(Reason::Slotless);
         }
@@ -118,8 +140,10 @@ impl Contents {
                 }
             }
             Some(dst) if dst.item == src.item => {
-                if dst.amount.saturating_add(n) > src_terms.limit {
-                    return Err(Reason::OverStackLimit);
+                // merge what fits; the rest stays in the source slot
+                let n = n.min(src_terms.limit.saturating_sub(dst.amount));
+                if n == 0 {
+                    return Err(Reason::StackFull);
                 }
                 let counter = self.next_counter();
                 if n == src.amount {
@@ -131,6 +155,7 @@ impl Contents {
                     d.amount += n;
                     d.last_received = counter;
                 }
+                return Ok(n);
             }
             Some(dst) => {
                 if n != src.amount {
@@ -149,14 +174,6 @@ impl Contents {
                 self.put_stack(from, b);
             }
         }
-        Ok(())
-    }
-}
-
-fn entry_reason(terms: &super::TypeTerms) -> Reason {
-    if terms.reserved.is_some() {
-        Reason::NoReservedSlot
-    } else {
-        Reason::SlotRules
+        Ok(n)
     }
 }

@@ -159,7 +159,7 @@ impl Contents {
     }
 
     /// Orders the slots holding a type (ascending) as a draw uses them.
-    fn draw_order(&self, slots: &mut [u32]) {
+    pub(crate) fn draw_order(&self, slots: &mut [u32]) {
         match self.rules.draw {
             DrawOrder::FirstInOrder | DrawOrder::NotApplicable => {}
             DrawOrder::LastInOrder => slots.reverse(),

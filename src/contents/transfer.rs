@@ -1,0 +1,544 @@
+//! Transfers between two containers, and dry runs of what a container
+//! would accept (spec section 11).
+//!
+//! A transfer is a take from one container and a delivery to another,
+//! answered as one request: what the target cannot take stays in the source,
+//! in the slots it was in, and the target's leftover destination never
+//! applies. A refused transfer changes neither container.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Contents, ItemType, Landing, Landings, Reason, Stack, TypeTerms};
+use crate::decimal::Decimal;
+use crate::rules::{DrawOrder, PartialAcceptance};
+
+/// What to move: from a source slot or a type (or both, the type then
+/// checking the slot), into a target slot or by the target's fill order.
+///
+/// ```
+/// use bevy_container::contents::TransferRequest;
+/// // drag slot 2 of the chest onto slot 0 of the bag, 5 items
+/// let drag = TransferRequest::from_slot(2, 5).to_slot(0);
+/// // "move 10 arrows to the bag", wherever its fill order puts them
+/// let by_type = TransferRequest::item("arrow", 10);
+/// assert_eq!(drag.to_slot, Some(0));
+/// assert_eq!(by_type.from_slot, None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TransferRequest {
+    /// The type to move; with `from_slot`, it must be that slot's type.
+    pub item: Option<ItemType>,
+    /// The source slot (the player's choice); without it, the type's stacks
+    /// are used in the source's draw order.
+    pub from_slot: Option<u32>,
+    /// The target slot; without it, the target's fill order decides.
+    pub to_slot: Option<u32>,
+    /// How many to move.
+    pub amount: u32,
+}
+
+impl TransferRequest {
+    /// Moves up to `amount` from one source slot, whatever it holds.
+    pub fn from_slot(slot: u32, amount: u32) -> TransferRequest {
+        TransferRequest {
+            item: None,
+            from_slot: Some(slot),
+            to_slot: None,
+            amount,
+        }
+    }
+
+    /// Moves up to `amount` of `item`, drawn in the source's draw order.
+    pub fn item(item: impl Into<ItemType>, amount: u32) -> TransferRequest {
+        TransferRequest {
+            item: Some(item.into()),
+            from_slot: None,
+            to_slot: None,
+            amount,
+        }
+    }
+
+    /// Lands in one target slot instead of by the target's fill order.
+    pub fn to_slot(mut self, slot: u32) -> TransferRequest {
+        self.to_slot = Some(slot);
+        self
+    }
+
+    /// Also names the type (checked against the source slot).
+    pub fn of(mut self, item: impl Into<ItemType>) -> TransferRequest {
+        self.item = Some(item.into());
+        self
+    }
+}
+
+/// The stack a swap sent from the target slot back to the source slot.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Swapped {
+    /// Its type.
+    pub item: ItemType,
+    /// How many.
+    pub amount: u32,
+}
+
+/// The outcome of a transfer: `asked = moved + shortfall + what stayed
+/// because the target had no room`; a refusal changed nothing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transferred {
+    /// The type moved (`None` when the source slot was empty and no type
+    /// was named).
+    pub item: Option<ItemType>,
+    /// How many were asked for.
+    pub asked: u32,
+    /// How many moved.
+    pub moved: u32,
+    /// How many the source did not have (asked minus available).
+    pub shortfall: u32,
+    /// The source slots used and how many each gave (empty when slotless).
+    pub from: Landings,
+    /// The target slots that received them (empty when slotless).
+    pub landed: Landings,
+    /// Set when the two stacks changed places: the target's stack, now in
+    /// the source slot.
+    pub swapped: Option<Swapped>,
+    /// Why nothing moved, when refused.
+    pub refused: Option<Reason>,
+}
+
+impl Transferred {
+    fn nothing(item: Option<ItemType>, asked: u32) -> Transferred {
+        Transferred {
+            item,
+            asked,
+            moved: 0,
+            shortfall: 0,
+            from: Landings::default(),
+            landed: Landings::default(),
+            swapped: None,
+            refused: None,
+        }
+    }
+
+    fn refused(item: Option<ItemType>, asked: u32, reason: Reason) -> Transferred {
+        Transferred {
+            shortfall: asked,
+            refused: Some(reason),
+            ..Transferred::nothing(item, asked)
+        }
+    }
+}
+
+/// Reads like a log line: `moved 5 arrow from slot 1 to slot 3`.
+impl std::fmt::Display for Transferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let item = self.item.as_ref().map_or("items", ItemType::as_str);
+        if let Some(r) = self.refused {
+            return write!(f, "transfer of {} {item} refused ({r})", self.asked);
+        }
+        write!(f, "moved {} of {} {item}", self.moved, self.asked)?;
+        if let Some(s) = &self.swapped {
+            write!(f, ", swapped with {} {}", s.amount, s.item)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where the items of a source are: the type and the slots to draw from,
+/// in order, with how many are available.
+struct Source {
+    item: ItemType,
+    available: u32,
+    /// The stack in the named source slot (for a swap).
+    whole: Option<u32>,
+}
+
+/// How many the target admits, and where.
+enum Admit {
+    /// This many, by the fill order (this plan) or into the named slot.
+    Fits(u32, Option<Landings>),
+    /// The named slot holds another type; a swap may be possible.
+    Other(Stack),
+}
+
+impl Contents {
+    /// How many of `amount` items of `item` this container would accept now,
+    /// by its fill order or into `slot`, without changing anything: a dry
+    /// run of a delivery (the all-or-nothing rule included) or of the target
+    /// side of a transfer.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::{Contents, Reason}, rules::Rules};
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// backpack.deliver("berries", 15);
+    /// assert_eq!(backpack.would_accept("berries", 8, Some(0)), Ok(5)); // room for 5 on the 15
+    /// assert_eq!(backpack.would_accept("berries", 8, None), Ok(8));
+    /// assert_eq!(backpack.would_accept("axe", 1, Some(0)), Err(Reason::Occupied));
+    /// ```
+    pub fn would_accept(&self, item: &str, amount: u32, slot: Option<u32>) -> Result<u32, Reason> {
+        if amount == 0 {
+            return Ok(0);
+        }
+        if slot.is_some() && !self.rules.has_slots() {
+            return Err(Reason::NoSlots);
+        }
+        let terms = self.terms(item)?;
+        match self.admit(item, &terms, amount, slot)? {
+            Admit::Other(_) => Err(Reason::Occupied),
+            Admit::Fits(n, _) if n < amount && self.all_or_nothing() => Err(Reason::DoesNotFit),
+            Admit::Fits(n, _) => Ok(n),
+        }
+    }
+
+    /// Transfers items from this container to `target` (spec section 11):
+    /// the source slot's stack or the type's stacks in draw order, into the
+    /// target slot or by the target's fill order; what does not fit stays
+    /// here. With both slots named, the whole source stack asked for, and
+    /// another type in the target slot, the two stacks swap. A refused
+    /// transfer changes neither container.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// use bevy_container::contents::TransferRequest;
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let rules = Arc::new(Rules::compile(&a, &Tuning::default()).unwrap());
+    /// let mut chest = Contents::new(rules.clone());
+    /// let mut backpack = Contents::new(rules);
+    /// chest.deliver("berries", 20);
+    /// backpack.deliver("berries", 15);
+    /// // drag the chest's stack onto the backpack's: 5 fit, 15 stay in the chest
+    /// let moved = chest.transfer(&mut backpack, &TransferRequest::from_slot(0, 20).to_slot(0));
+    /// assert_eq!(moved.moved, 5);
+    /// assert_eq!(chest.count("berries"), 15);
+    /// assert_eq!(backpack.count("berries"), 20);
+    /// ```
+    pub fn transfer(&mut self, target: &mut Contents, req: &TransferRequest) -> Transferred {
+        let amount = req.amount;
+        if amount == 0 {
+            return Transferred::nothing(self.named_item(req), 0);
+        }
+        let src = match self.source(req) {
+            Ok(s) => s,
+            Err(r) => return Transferred::refused(self.named_item(req), amount, r),
+        };
+        let item = src.item.clone();
+        let refuse = |r| Transferred::refused(Some(item.clone()), amount, r);
+        if req.to_slot.is_some() && !target.rules.has_slots() {
+            return refuse(Reason::NoSlots);
+        }
+        let terms = match target.terms(item.as_str()) {
+            Ok(t) => t,
+            Err(r) => return refuse(r),
+        };
+        let fits = match target.admit(item.as_str(), &terms, src.available, req.to_slot) {
+            Ok(Admit::Fits(n, plan)) => (n, plan),
+            Ok(Admit::Other(theirs)) => {
+                return match (req.from_slot, req.to_slot, src.whole) {
+                    (Some(from), Some(to), Some(whole)) if amount >= whole => self
+                        .swap(target, &terms, from, to, theirs)
+                        .map_or_else(refuse, |mut t| {
+                            t.asked = amount;
+                            t.shortfall = amount - t.moved;
+                            t
+                        }),
+                    _ => refuse(Reason::Occupied),
+                };
+            }
+            Err(r) => return refuse(r),
+        };
+        let (moved, plan) = fits;
+        if moved < src.available && target.all_or_nothing() {
+            return refuse(Reason::DoesNotFit);
+        }
+        let taken = self.take_inner(item.as_str(), moved, req.from_slot);
+        debug_assert_eq!(taken.taken, moved, "the source gives what was planned");
+        let landed = target.land(&item, &terms, moved, req.to_slot, plan);
+        Transferred {
+            item: Some(item),
+            asked: amount,
+            moved,
+            shortfall: amount - src.available,
+            from: taken.from,
+            landed,
+            swapped: None,
+            refused: None,
+        }
+    }
+
+    /// A transfer whose source and target are this one container: a move
+    /// between two of its slots (spec section 7). Without a target slot it
+    /// is refused [`Reason::SameSlot`]: the items are already here.
+    pub fn transfer_within(&mut self, req: &TransferRequest) -> Transferred {
+        let amount = req.amount;
+        if amount == 0 {
+            return Transferred::nothing(self.named_item(req), 0);
+        }
+        let src = match self.source(req) {
+            Ok(s) => s,
+            Err(r) => return Transferred::refused(self.named_item(req), amount, r),
+        };
+        let item = src.item.clone();
+        if !self.rules.has_slots() {
+            return Transferred::refused(Some(item), amount, Reason::NoSlots);
+        }
+        let Some(to) = req.to_slot else {
+            return Transferred::refused(Some(item), amount, Reason::SameSlot);
+        };
+        // the first stack the source would draw from
+        let from = match req.from_slot {
+            Some(s) => s,
+            None => {
+                let mut order = self.by_type.slots(item.as_str()).to_vec();
+                self.draw_order(&mut order);
+                match order.first() {
+                    Some(&s) => s,
+                    None => {
+                        return Transferred {
+                            shortfall: amount,
+                            ..Transferred::nothing(Some(item), amount)
+                        };
+                    }
+                }
+            }
+        };
+        let held = self.stack(from).map_or(0, |s| s.amount);
+        let before = self.stack(to).cloned();
+        // a swap needs both slots named (11.4)
+        if req.from_slot.is_none() && before.as_ref().is_some_and(|b| b.item != item) {
+            return Transferred::refused(Some(item), amount, Reason::Occupied);
+        }
+        let moved = match self.try_move(from, to, Some(amount.min(held))) {
+            Ok(moved) => moved,
+            // a swap that fails any check is refused `occupied` (11.7)
+            Err(_) if before.as_ref().is_some_and(|b| b.item != item) => {
+                return Transferred::refused(Some(item), amount, Reason::Occupied);
+            }
+            Err(r) => return Transferred::refused(Some(item), amount, r),
+        };
+        let swapped = before.filter(|b| b.item != item).map(|b| Swapped {
+            item: b.item,
+            amount: b.amount,
+        });
+        let one = |slot| {
+            let mut l = Landings::default();
+            l.push(Landing {
+                slot,
+                amount: moved,
+            });
+            l
+        };
+        Transferred {
+            item: Some(item),
+            asked: amount,
+            moved,
+            // a move draws from one stack only
+            shortfall: amount - amount.min(held),
+            from: one(from),
+            landed: one(to),
+            swapped,
+            refused: None,
+        }
+    }
+
+    /// The type a request names, or the type in its source slot.
+    fn named_item(&self, req: &TransferRequest) -> Option<ItemType> {
+        req.item.clone().or_else(|| {
+            req.from_slot
+                .and_then(|s| self.stack(s))
+                .map(|s| s.item.clone())
+        })
+    }
+
+    fn all_or_nothing(&self) -> bool {
+        self.rules.partial == PartialAcceptance::AllOrNothing
+            && (self.rules.has_slot_limit() || self.rules.has_budget())
+    }
+
+    /// Step 1 of a transfer: what can leave.
+    fn source(&self, req: &TransferRequest) -> Result<Source, Reason> {
+        if let Some(slot) = req.from_slot {
+            if !self.rules.has_slots() {
+                return Err(Reason::NoSlots);
+            }
+            let stack = self.stack(slot).ok_or(Reason::EmptySlot)?;
+            if req.item.as_ref().is_some_and(|t| *t != stack.item) {
+                return Err(Reason::WrongType);
+            }
+            return Ok(Source {
+                item: stack.item.clone(),
+                available: req.amount.min(stack.amount),
+                whole: Some(stack.amount),
+            });
+        }
+        let item = req.item.as_ref().ok_or(Reason::EmptySlot)?;
+        if self.rules.has_slots()
+            && self.rules.draw == DrawOrder::NotApplicable
+            && self.by_type.slots(item.as_str()).len() > 1
+        {
+            return Err(Reason::AmbiguousDraw);
+        }
+        let held = self.count(item.as_str());
+        Ok(Source {
+            item: self.item_type(item.as_str()),
+            available: u32::try_from(held).unwrap_or(u32::MAX).min(req.amount),
+            whole: None,
+        })
+    }
+
+    /// How many of `want` items of `item` (whose terms here are `terms`)
+    /// this container admits: into `slot` (step 2 of a transfer, with its
+    /// checks in the spec's order), or by the fill order.
+    fn admit(
+        &self,
+        item: &str,
+        terms: &TypeTerms,
+        want: u32,
+        slot: Option<u32>,
+    ) -> Result<Admit, Reason> {
+        let Some(slot) = slot else {
+            if !self.rules.has_slots() {
+                let held = self.holdings.get(item).map_or(0, |s| s.amount);
+                return Ok(Admit::Fits(
+                    self.budget_cap(terms, want).min(u32::MAX - held),
+                    None,
+                ));
+            }
+            let want = self.budget_cap(terms, want);
+            let plan = self.plan_with(item, terms, want, self.by_type.slots(item));
+            return Ok(Admit::Fits(plan.iter().map(|l| l.amount).sum(), Some(plan)));
+        };
+        if slot >= self.slots_available() {
+            return Err(Reason::NoSuchSlot);
+        }
+        let room = match self.stack(slot) {
+            None if !self.accepts(slot, item, terms) => return Err(super::entry_reason(terms)),
+            None => terms.limit,
+            Some(s) if s.item.as_str() == item => terms.limit.saturating_sub(s.amount),
+            Some(s) => return Ok(Admit::Other(s.clone())),
+        };
+        Ok(Admit::Fits(self.budget_cap(terms, want.min(room)), None))
+    }
+
+    /// Lands `amount` of `item` as admitted: into `slot`, by `plan`, or into
+    /// the holdings. Returns the slots that received them.
+    fn land(
+        &mut self,
+        item: &ItemType,
+        terms: &TypeTerms,
+        amount: u32,
+        slot: Option<u32>,
+        plan: Option<Landings>,
+    ) -> Landings {
+        if amount == 0 {
+            return Landings::default();
+        }
+        if !self.rules.has_slots() {
+            self.add_holding(item, amount, terms.size);
+            return Landings::default();
+        }
+        let plan = match (slot, plan) {
+            (Some(slot), _) => {
+                let mut l = Landings::default();
+                l.push(Landing { slot, amount });
+                l
+            }
+            (None, Some(plan)) => plan,
+            (None, None) => self.plan_with(
+                item.as_str(),
+                terms,
+                amount,
+                self.by_type.slots(item.as_str()),
+            ),
+        };
+        self.add_landings(item, None, &plan, terms.size);
+        plan
+    }
+
+    /// Step 4: the source stack in `from` and the target's stack `theirs`
+    /// in `to` change places, when each is accepted where it goes.
+    fn swap(
+        &mut self,
+        target: &mut Contents,
+        terms: &TypeTerms,
+        from: u32,
+        to: u32,
+        theirs: Stack,
+    ) -> Result<Transferred, Reason> {
+        let ours = self.stack(from).cloned().ok_or(Reason::EmptySlot)?;
+        // ours into the target slot
+        if !target.accepts(to, ours.item.as_str(), terms) || ours.amount > terms.limit {
+            return Err(Reason::Occupied);
+        }
+        // theirs into our slot
+        let their_terms = self
+            .terms(theirs.item.as_str())
+            .map_err(|_| Reason::Occupied)?;
+        if !self.accepts(from, theirs.item.as_str(), &their_terms)
+            || theirs.amount > their_terms.limit
+        {
+            return Err(Reason::Occupied);
+        }
+        // budgets after the exchange
+        let our_size_there = terms.size.times(ours.amount);
+        let their_size_there = target.size_of(theirs.item.as_str()).times(theirs.amount);
+        let our_size_here = self.size_of(ours.item.as_str()).times(ours.amount);
+        let their_size_here = their_terms.size.times(theirs.amount);
+        if !target.fits_after(their_size_there, our_size_there)
+            || !self.fits_after(our_size_here, their_size_here)
+        {
+            return Err(Reason::Occupied);
+        }
+        self.replace_stack(from, &theirs, our_size_here, their_size_here);
+        target.replace_stack(to, &ours, their_size_there, our_size_there);
+        let one = |slot, amount| {
+            let mut l = Landings::default();
+            l.push(Landing { slot, amount });
+            l
+        };
+        Ok(Transferred {
+            item: Some(ours.item.clone()),
+            asked: ours.amount,
+            moved: ours.amount,
+            shortfall: 0,
+            from: one(from, ours.amount),
+            landed: one(to, ours.amount),
+            swapped: Some(Swapped {
+                item: theirs.item,
+                amount: theirs.amount,
+            }),
+            refused: None,
+        })
+    }
+
+    /// The size of one `item` here (zero for a type without a row).
+    fn size_of(&self, item: &str) -> Decimal {
+        self.rules.row(item).map(|r| r.size).unwrap_or_default()
+    }
+
+    /// Whether the budget holds after `out` leaves and `r#in` arrives.
+    fn fits_after(&self, out: Decimal, r#in: Decimal) -> bool {
+        !self.rules.has_budget() || self.size_used.minus(out).plus(r#in) <= self.limits.size_budget
+    }
+
+    /// Empties `slot` (of size `out`) and puts `arriving` there as a new
+    /// stack (of size `r#in`): a take and a delivery, so the new stack gets
+    /// the next counter value.
+    fn replace_stack(&mut self, slot: u32, arriving: &Stack, out: Decimal, r#in: Decimal) {
+        self.clear_slot(slot);
+        let counter = self.next_counter();
+        let item = self.item_type(arriving.item.as_str());
+        self.put_stack(
+            slot,
+            Stack {
+                item,
+                amount: arriving.amount,
+                began: counter,
+                last_received: counter,
+            },
+        );
+        self.size_used = self.size_used.minus(out).plus(r#in);
+    }
+}
