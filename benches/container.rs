@@ -127,6 +127,26 @@ fn ecs_frame(c: &mut Criterion) {
     g.finish();
 }
 
+fn drags(c: &mut Criterion) {
+    let (chest, bag, drags) = drag_day(1_000);
+    let mut g = c.benchmark_group("1k-drags-chest-and-backpack");
+    g.bench_function("transfer", |b| {
+        b.iter_batched(
+            || (chest.clone(), bag.clone()),
+            |(mut c, mut b)| play_transfers(&mut c, &mut b, &drags),
+            BatchSize::SmallInput,
+        )
+    });
+    g.bench_function("take-then-deliver", |b| {
+        b.iter_batched(
+            || (chest.clone(), bag.clone()),
+            |(mut c, mut b)| play_take_deliver(&mut c, &mut b, &drags),
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
 fn load_seed(c: &mut Criterion) {
     let (_, bytes) = seed_rules();
     let mut g = c.benchmark_group("seed-adoption");
@@ -148,6 +168,7 @@ criterion_group!(
     day_10k,
     forced_removal_10k,
     ecs_frame,
+    drags,
     load_seed
 );
 criterion_main!(benches);

@@ -80,17 +80,12 @@ fn spawn_backpack(
 
 fn fill_backpack(
     backpack: Single<(Entity, &ContainerContents), With<Backpack>>,
-    mut deliver: MessageWriter<Deliver>,
+    mut requests: MessageWriter<ContainerRequest>,
     mut sent: Local<bool>,
 ) {
     let (entity, contents) = *backpack;
     if !*sent && contents.engine().is_some() {
-        deliver.write(Deliver {
-            container: entity,
-            item: "berries".into(),
-            amount: 25,
-            sender: None,
-        });
+        requests.write(Deliver::new(entity, "berries", 25).into());
         *sent = true;
     }
 }

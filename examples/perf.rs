@@ -233,6 +233,30 @@ fn main() {
         shrink.as_secs_f64() / sort.as_secs_f64()
     );
 
+    // transfer-vs-take-deliver
+    let (chest, bag, drags) = drag_day(20_000);
+    let pair = || (chest.clone(), bag.clone());
+    let (transfer, take_deliver) = race(
+        5,
+        || {
+            timed(pair, |(mut c, mut b)| {
+                play_transfers(&mut c, &mut b, &drags)
+            })
+        },
+        || {
+            timed(pair, |(mut c, mut b)| {
+                play_take_deliver(&mut c, &mut b, &drags)
+            })
+        },
+    );
+    let per = |d: Duration| d.as_nanos() as f64 / drags.len() as f64;
+    println!("time transfer-op {:.1} ns", per(transfer));
+    println!("time take-deliver-op {:.1} ns", per(take_deliver));
+    println!(
+        "ratio transfer-vs-take-deliver {:.3}",
+        per(transfer) / per(take_deliver)
+    );
+
     // ecs-vs-engine
     let (ecs, direct) = ecs_vs_engine();
     println!("time ecs-frame-20k-ops {:.3} ms", ecs.as_secs_f64() * 1e3);

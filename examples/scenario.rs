@@ -7,8 +7,9 @@
 //! ```
 //!
 //! With `--ecs` the steps go through the Bevy plugin in a headless `App`
-//! (requests as messages, one `app.update()` per step) and print the same
-//! lines.
+//! (requests as messages, one `app.update()` per frame) and print the same
+//! lines; world scenarios (several containers) need `--ecs`. Any other flag
+//! is refused, so a mode that does not exist never runs as another.
 //!
 //! Exits 0 after printing every step; 2 with a message on stderr when the
 //! scenario file itself is malformed.
@@ -20,13 +21,26 @@ use std::process::ExitCode;
 use bevy_container::scenario::Scenario;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some(file) = args
-        .iter()
-        .find(|a| !a.starts_with("--"))
-        .map(PathBuf::from)
-    else {
-        eprintln!("usage: scenario FILE.json");
+    let mut ecs = false;
+    let mut file = None;
+    for a in std::env::args().skip(1) {
+        match a.as_str() {
+            "--ecs" => ecs = true,
+            flag if flag.starts_with("--") => {
+                eprintln!(
+                    "scenario: unknown flag {flag}; the modes are the engine (no flag) and --ecs"
+                );
+                return ExitCode::from(2);
+            }
+            _ if file.is_some() => {
+                eprintln!("usage: scenario [--ecs] FILE.json (one file)");
+                return ExitCode::from(2);
+            }
+            _ => file = Some(PathBuf::from(a)),
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("usage: scenario [--ecs] FILE.json");
         return ExitCode::from(2);
     };
     let scenario = match Scenario::read(&file) {
@@ -36,7 +50,6 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let ecs = args.iter().any(|a| a == "--ecs");
     let lines = match if ecs {
         scenario.run_ecs()
     } else {

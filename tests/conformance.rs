@@ -1,12 +1,13 @@
-//! The public conformance cases (copied from `../shared/conformance`), run
-//! through the engine and compared field by field as `check.py` does.
+//! The public conformance cases (copied from `../shared/conformance`, with
+//! its `moves/`, `frames/` and `world/` folders), run through the engine and
+//! through the plugin, and compared field by field as `check.py` does.
 
 use std::path::Path;
 
 use bevy_container::scenario::Scenario;
 use serde_json::Value;
 
-const FIXED: [&str; 7] = [
+const FIXED: [&str; 11] = [
     "type-restriction",
     "no-size",
     "slot-rules",
@@ -14,6 +15,10 @@ const FIXED: [&str; 7] = [
     "does-not-fit",
     "ambiguous-draw",
     "too-few-can-leave",
+    "wrong-type",
+    "empty-slot",
+    "occupied",
+    "no-slots",
 ];
 
 fn same_number(a: &Value, b: &Value) -> bool {
@@ -64,6 +69,10 @@ pub fn differences(want: &Value, got: &Value) -> Vec<String> {
             "refused" => same_refusal(v, g),
             "size-used" => same_number(v, g),
             "holdings" => nonzero(v) == nonzero(g),
+            "world" => {
+                bad.extend(world_differences(v, g));
+                true
+            }
             _ => v == g,
         };
         if !same {
@@ -71,6 +80,138 @@ pub fn differences(want: &Value, got: &Value) -> Vec<String> {
         }
     }
     bad
+}
+
+/// A world line's `world`: containers by name (no more, no fewer, each
+/// compared as a one-container state), and the tallies ignoring zeros.
+fn world_differences(want: &Value, got: &Value) -> Vec<String> {
+    let mut bad = Vec::new();
+    for (k, v) in want.as_object().into_iter().flatten() {
+        let Some(g) = got.get(k) else {
+            bad.push(format!("missing world.{k}"));
+            continue;
+        };
+        if k == "containers" {
+            let (Some(w), Some(g)) = (v.as_object(), g.as_object()) else {
+                bad.push("world.containers: not an object".into());
+                continue;
+            };
+            if w.keys().ne(g.keys()) {
+                bad.push(format!(
+                    "world.containers: want {:?} got {:?}",
+                    w.keys(),
+                    g.keys()
+                ));
+            }
+            for (name, state) in w {
+                if let Some(gs) = g.get(name) {
+                    for d in differences(state, gs) {
+                        bad.push(format!("world.containers.{name}.{d}"));
+                    }
+                }
+            }
+        } else if nonzero(v) != nonzero(g) {
+            bad.push(format!("world.{k}: want {v} got {g}"));
+        }
+    }
+    bad
+}
+
+/// Every case in `dir` (not its subfolders), sorted.
+fn cases(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".json") && !n.ends_with(".adoption.json")
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs every case of `dir` through `run` and lists what differs.
+fn check(dir: &str, run: fn(&Scenario) -> Result<Vec<Value>, String>) -> (usize, Vec<String>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/conformance")
+        .join(dir);
+    let names = cases(&dir);
+    let mut failures = Vec::new();
+    for case in &names {
+        let expected: Vec<Value> = std::fs::read_to_string(case.with_extension("expected.jsonl"))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let got = match Scenario::read(case).and_then(|s| run(&s)) {
+            Ok(g) => g,
+            Err(e) => {
+                failures.push(format!("{}: {e}", case.display()));
+                continue;
+            }
+        };
+        if got.len() != expected.len() {
+            failures.push(format!(
+                "{}: {} lines, want {}",
+                case.display(),
+                got.len(),
+                expected.len()
+            ));
+            continue;
+        }
+        for (w, g) in expected.iter().zip(&got) {
+            let d = differences(w, g);
+            if !d.is_empty() {
+                failures.push(format!(
+                    "{} step {}: {}",
+                    case.display(),
+                    w["step"],
+                    d.join("; ")
+                ));
+                break;
+            }
+        }
+    }
+    (names.len(), failures)
+}
+
+#[test]
+fn moves_and_frames_pass_through_the_engine_and_the_plugin() {
+    for dir in ["moves", "frames"] {
+        for (mode, run) in [
+            ("engine", Scenario::run as fn(&Scenario) -> _),
+            ("plugin", Scenario::run_ecs),
+        ] {
+            let (n, failures) = check(dir, run);
+            // the frames folder holds one world case, which only the plugin runs
+            let failures: Vec<_> = failures
+                .into_iter()
+                .filter(|f| !(mode == "engine" && f.contains("runs through the plugin")))
+                .collect();
+            assert!(n >= 2, "{dir}: the public cases are here");
+            assert!(
+                failures.is_empty(),
+                "{dir} through the {mode}:\n{}",
+                failures.join("\n")
+            );
+        }
+    }
+}
+
+#[test]
+fn world_cases_pass_through_the_plugin() {
+    let (n, failures) = check("world", Scenario::run_ecs);
+    assert_eq!(n, 17, "the 17 public world cases are here");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn one_container_cases_pass_through_the_plugin() {
+    let (n, failures) = check(".", Scenario::run_ecs);
+    assert_eq!(n, 22);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

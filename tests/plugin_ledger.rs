@@ -1,16 +1,21 @@
-//! The randomized ledger: many containers, pickups and stores through
-//! thousands of mixed requests, reloads, tuning changes and despawns. After
-//! every frame, every item ever offered is in a container, in a pickup, with
-//! the caller, taken, or reported destroyed, each exactly once.
+//! The randomized ledger: many containers, pickups and stores through more
+//! than ten thousand mixed requests (deliveries, pickups, takes, transfers,
+//! moves, sorts, resizes), reloads, tuning changes and despawns. After every
+//! frame, every item ever offered is in a container, in a pickup, with the
+//! caller, taken, reported destroyed, or gone with a container that left the
+//! world (`DespawnPolicy::LeaveWithContents`), each exactly once.
+//!
+//! And the frame order (spec section 13): a frame of mixed requests is
+//! answered exactly as the same requests one frame each.
 
 mod common;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use bevy_container::adoption::{Adoption, Tuning, ValueSource};
-use bevy_container::contents::Cause;
+use bevy_container::contents::{Cause, ItemType, TransferRequest};
 use bevy_container::decimal::Decimal;
 use bevy_container::plugin::*;
 use bevy_container::save::SavedContents;
@@ -83,6 +88,29 @@ fn adoptions() -> Vec<Adoption> {
     ]
 }
 
+/// A container despawned holding items, whose spill or departure is still
+/// to be reported: what its engine held right before the despawn.
+#[derive(Debug)]
+struct Despawned {
+    container: Entity,
+    /// `ContainerContents::engine().totals()`, by type.
+    totals: BTreeMap<String, i128>,
+    /// Every stack, in slot order (slotless: by type).
+    stacks: Vec<(ItemType, u32)>,
+}
+
+/// What the transfers did, over the whole run.
+#[derive(Default, Debug)]
+struct TransferTally {
+    answered: usize,
+    refused: usize,
+    moving: usize,
+    moved: u64,
+    within: usize,
+    within_moving: usize,
+    swaps: usize,
+}
+
 #[derive(Default)]
 struct Books {
     injected: BTreeMap<String, i128>,
@@ -90,10 +118,112 @@ struct Books {
     seen_delivered: usize,
     seen_taken: usize,
     seen_forced: usize,
+    seen_transferred: usize,
+    seen_spilled: usize,
+    seen_left: usize,
+    /// Despawns under `DespawnPolicy::Spill` (or none) awaiting their
+    /// `ContainerSpilled`, in despawn order.
+    spills: VecDeque<Despawned>,
+    /// Despawns under `DespawnPolicy::LeaveWithContents` awaiting their
+    /// `ContainerLeftWorld`, in despawn order.
+    leaving: VecDeque<Despawned>,
+    transfers: TransferTally,
+}
+
+/// Every `ContainerLeftWorld` seen, in order (a message only: the entity
+/// is gone).
+#[derive(Resource, Default)]
+struct LeftWorld(Vec<ContainerLeftWorld>);
+
+fn collect_left(mut read: MessageReader<ContainerLeftWorld>, mut left: ResMut<LeftWorld>) {
+    left.0.extend(read.read().cloned());
+}
+
+/// The `ItemsTransferred` events observed: once on the source (`container
+/// == from`), and once more on the target when it is another container.
+#[derive(Resource, Default, Debug)]
+struct TransferEvents {
+    on_from: usize,
+    on_to: usize,
+    stray: usize,
 }
 
 fn add(map: &mut BTreeMap<String, i128>, k: &str, n: i128) {
-    *map.entry(k.to_string()).or_insert(0) += n;
+    // no allocation for a type already listed: the world is walked every frame
+    match map.get_mut(k) {
+        Some(v) => *v += n,
+        None => {
+            map.insert(k.to_string(), n);
+        }
+    }
+}
+
+/// Stacks summed by type (zeros dropped).
+fn tally(stacks: impl IntoIterator<Item = (ItemType, u64)>) -> BTreeMap<String, i128> {
+    let mut out = BTreeMap::new();
+    for (k, n) in stacks {
+        add(&mut out, k.as_str(), i128::from(n));
+    }
+    out.retain(|_, v| *v != 0);
+    out
+}
+
+/// A transfer's outcome is plausible: the message names the source, a
+/// refusal moved nothing, and what moved is what the source slots gave and
+/// the target slots received. (Transfers move items between containers, so
+/// the world's totals say nothing of them: the balance checks the rest.)
+fn check_transfer(t: &ItemsTransferred, count: &mut TransferTally) {
+    let o = &t.outcome;
+    assert_eq!(
+        t.container, t.from,
+        "the message is written for the source: {t:?}"
+    );
+    let moved = u64::from(o.moved);
+    let gave: u64 = o.from.iter().map(|l| u64::from(l.amount)).sum();
+    let got: u64 = o.landed.iter().map(|l| u64::from(l.amount)).sum();
+    count.answered += 1;
+    if t.from == t.to {
+        count.within += 1;
+    }
+    if o.refused.is_some() {
+        assert!(
+            o.moved == 0
+                && o.shortfall == o.asked
+                && o.from.is_empty()
+                && o.landed.is_empty()
+                && o.swapped.is_none(),
+            "a refused transfer moved nothing (moved 0, shortfall = asked): {t:?}"
+        );
+        count.refused += 1;
+        return;
+    }
+    assert!(
+        moved + u64::from(o.shortfall) <= u64::from(o.asked),
+        "moved + shortfall <= asked: {t:?}"
+    );
+    assert!(
+        o.from.is_empty() || gave == moved,
+        "the source slots gave what moved: {t:?}"
+    );
+    assert!(
+        o.landed.is_empty() || got == moved,
+        "the target slots got what moved: {t:?}"
+    );
+    assert!(
+        o.moved == 0 || o.item.is_some(),
+        "what moved has a type: {t:?}"
+    );
+    if o.swapped.is_some() {
+        assert!(o.moved > 0, "a swap moves the source stack: {t:?}");
+        count.swaps += 1;
+    }
+    if o.moved > 0 {
+        count.moving += 1;
+        count.moved += moved;
+        if t.from == t.to {
+            count.within_moving += 1;
+        }
+    }
 }
 
 fn account(app: &App, books: &mut Books, picked: &BTreeSet<Entity>) {
@@ -124,11 +254,74 @@ fn account(app: &App, books: &mut Books, picked: &BTreeSet<Entity>) {
     for f in &seen.forced[books.seen_forced..] {
         for s in &f.settled {
             if let Settled::Destroyed { item, amount } = s {
-                add(&mut books.gone, item, i128::from(*amount));
+                add(&mut books.gone, item.as_str(), i128::from(*amount));
             }
         }
     }
     books.seen_forced = seen.forced.len();
+    // transfers: items change containers, the books do not change
+    for t in &seen.transferred[books.seen_transferred..] {
+        check_transfer(t, &mut books.transfers);
+    }
+    books.seen_transferred = seen.transferred.len();
+    // Spill: the items lie on the ground (the world's pickups count them)
+    for s in &seen.spilled[books.seen_spilled..] {
+        let d = books.spills.pop_front().unwrap_or_else(|| {
+            panic!(
+                "{} spilled, but no despawned container holding items was waiting",
+                s.container
+            )
+        });
+        assert_eq!(s.container, d.container, "spills come in despawn order");
+        let mut spilled = BTreeMap::new();
+        for x in &s.settled {
+            match x {
+                Settled::Pickup { item, amount, .. } => {
+                    add(&mut spilled, item.as_str(), i128::from(*amount))
+                }
+                other => panic!("a spill lies on the ground, not {other:?}"),
+            }
+        }
+        spilled.retain(|_, v| *v != 0);
+        assert_eq!(spilled, d.totals, "{} spilled what it held", d.container);
+    }
+    books.seen_spilled = seen.spilled.len();
+    assert!(
+        books.spills.is_empty(),
+        "containers despawned holding items were spilled: {:?}",
+        books.spills
+    );
+    // LeaveWithContents: the items left the world, listed
+    let left = app.world().resource::<LeftWorld>();
+    for l in &left.0[books.seen_left..] {
+        let d = books.leaving.pop_front().unwrap_or_else(|| {
+            panic!(
+                "{} left the world with {:?}, but no despawned container holding items was waiting",
+                l.container, l.contents
+            )
+        });
+        assert_eq!(l.container, d.container, "departures come in despawn order");
+        assert_eq!(
+            tally(l.contents.iter().map(|(k, n)| (k.clone(), u64::from(*n)))),
+            d.totals,
+            "{} left with exactly what its engine held",
+            d.container
+        );
+        assert_eq!(
+            l.contents, d.stacks,
+            "{} lists every stack, in slot order",
+            d.container
+        );
+        for (item, n) in &l.contents {
+            add(&mut books.gone, item.as_str(), i128::from(*n));
+        }
+    }
+    books.seen_left = left.0.len();
+    assert!(
+        books.leaving.is_empty(),
+        "containers despawned under LeaveWithContents holding items reported it: {:?}",
+        books.leaving
+    );
 }
 
 fn world_totals(app: &mut App) -> BTreeMap<String, i128> {
@@ -137,11 +330,24 @@ fn world_totals(app: &mut App) -> BTreeMap<String, i128> {
     for c in q.iter(app.world()) {
         if let Some(e) = c.engine() {
             if e.rules().has_slots() {
-                let engine_view: Vec<Option<(String, u32)>> = e
-                    .slots()
-                    .map(|s| s.map(|s| (s.item.to_string(), s.amount)))
-                    .collect();
-                assert_eq!(c.slots, engine_view, "the mirror shows the engine's slots");
+                let mirror = c.slots();
+                let same = mirror.len() == e.slots().count()
+                    && mirror.iter().zip(e.slots()).all(|(m, s)| match (m, s) {
+                        (None, None) => true,
+                        (Some((k, n)), Some(s)) => k.as_str() == s.item.as_str() && *n == s.amount,
+                        _ => false,
+                    });
+                if !same {
+                    let engine_view: Vec<Option<(String, u32)>> = e
+                        .slots()
+                        .map(|s| s.map(|s| (s.item.to_string(), s.amount)))
+                        .collect();
+                    assert_eq!(
+                        mirror,
+                        engine_view.as_slice(),
+                        "the mirror shows the engine's slots"
+                    );
+                }
             }
             for (k, v) in e.totals() {
                 add(&mut out, k.as_str(), i128::from(v));
@@ -156,12 +362,77 @@ fn world_totals(app: &mut App) -> BTreeMap<String, i128> {
     out
 }
 
+/// Spawns a container of a random adoption; a third of them leave the
+/// world with their contents when despawned (a level unloading), the rest
+/// spill (the policy named, or the default).
 fn spawn_container(app: &mut App, handles: &[Handle<AdoptionAsset>], rng: &mut Rng) -> Entity {
     let h = handles[rng.below(handles.len())].clone();
     let at = Vec3::new(rng.below(500) as f32, rng.below(500) as f32, 0.0);
-    app.world_mut()
-        .spawn((Container::new(h), Transform::from_translation(at)))
-        .id()
+    let policy = match rng.below(3) {
+        0 => Some(DespawnPolicy::LeaveWithContents),
+        1 => Some(DespawnPolicy::Spill),
+        _ => None,
+    };
+    let mut e = app
+        .world_mut()
+        .spawn((Container::new(h), Transform::from_translation(at)));
+    if let Some(p) = policy {
+        e.insert(p);
+    }
+    e.id()
+}
+
+/// What `c` holds right before it is despawned, queued for the outcome its
+/// policy promises (nothing is reported for a container holding nothing or
+/// not ready yet).
+fn before_despawn(w: &World, c: Entity, books: &mut Books) {
+    let Some(e) = w.get::<ContainerContents>(c).and_then(|cc| cc.engine()) else {
+        return;
+    };
+    let totals = tally(e.totals());
+    if totals.is_empty() {
+        return;
+    }
+    let stacks: Vec<(ItemType, u32)> = e
+        .slots()
+        .flatten()
+        .map(|s| (s.item.clone(), s.amount))
+        .chain(e.holdings().map(|(k, n)| (k.clone(), n)))
+        .collect();
+    let d = Despawned {
+        container: c,
+        totals,
+        stacks,
+    };
+    if w.get::<DespawnPolicy>(c) == Some(&DespawnPolicy::LeaveWithContents) {
+        books.leaving.push_back(d);
+    } else {
+        books.spills.push_back(d);
+    }
+}
+
+/// A random transfer request from `from` to `to`: by slot and/or type,
+/// into a named slot or by the target's fill order; amounts from 0 to far
+/// more than any container holds.
+fn random_transfer(rng: &mut Rng, from: Entity, to: Entity) -> Transfer {
+    let item = (rng.below(3) > 0).then(|| ItemType::from(ITEMS[rng.below(ITEMS.len())]));
+    let from_slot = (rng.below(2) == 0).then(|| rng.below(13) as u32);
+    let to_slot = (rng.below(2) == 0).then(|| rng.below(13) as u32);
+    let amount = match rng.below(20) {
+        0 => 0,
+        1 => 100_000,
+        _ => 1 + rng.below(30) as u32,
+    };
+    Transfer {
+        from,
+        to,
+        request: TransferRequest {
+            item,
+            from_slot,
+            to_slot,
+            amount,
+        },
+    }
 }
 
 /// Saves `c`; sometimes restores an earlier save (maybe made under other
@@ -219,6 +490,18 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
     app.insert_resource(ContainerTuning(
         Tuning::default().with("backpack-slots", 12.0),
     ));
+    app.init_resource::<LeftWorld>()
+        .add_systems(Last, collect_left)
+        .init_resource::<TransferEvents>()
+        .add_observer(|t: On<ItemsTransferred>, mut n: ResMut<TransferEvents>| {
+            if t.container == t.from {
+                n.on_from += 1;
+            } else if t.container == t.to {
+                n.on_to += 1;
+            } else {
+                n.stray += 1;
+            }
+        });
     let handles: Vec<Handle<AdoptionAsset>> = adoptions()
         .into_iter()
         .map(|a| {
@@ -234,7 +517,8 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
     app.update();
     let mut books = Books::default();
     let mut picked = BTreeSet::new();
-    let mut requests = 0;
+    // request messages written (reloads, tuning, saves and despawns are not)
+    let mut requests = 0usize;
     let bystander = app.world_mut().spawn_empty().id();
     let mut saves: Vec<(Entity, SavedContents)> = Vec::new();
     let mut loads = 0;
@@ -248,77 +532,101 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                 }
             }
         }
-        for _ in 0..rng.below(8) {
+        // the loose pickups at the start of the frame (found when needed)
+        let mut loose: Option<Vec<Entity>> = None;
+        for _ in 0..10 + rng.below(21) {
             let c = containers[rng.below(containers.len())];
             let item = ITEMS[rng.below(ITEMS.len())].to_string();
             let w = app.world_mut();
-            requests += 1;
-            match rng.below(13) {
-                0..=2 => {
+            match rng.below(100) {
+                0..=21 => {
                     let sender = match rng.below(4) {
                         0 => Some(containers[rng.below(containers.len())]),
                         1 => Some(bystander),
                         _ => None,
                     };
-                    let amount = if rng.below(50) == 0 {
+                    // now and then far more than any container holds (as
+                    // often over the run as before requests were raised)
+                    let amount = if rng.below(300) == 0 {
                         100_000
                     } else {
                         rng.below(40) as u32
                     };
-                    w.write_message(Deliver {
+                    w.write_message(ContainerRequest::from(Deliver {
                         container: c,
                         item: item.into(),
                         amount,
                         sender,
-                    });
+                    }));
+                    requests += 1;
                 }
-                3 => {
-                    let mut q = w.query_filtered::<Entity, With<LoosePickup>>();
-                    let all: Vec<Entity> = q.iter(w).collect();
+                22..=29 => {
+                    if loose.is_none() {
+                        let mut q = w.query_filtered::<Entity, With<LoosePickup>>();
+                        loose = Some(q.iter(w).collect());
+                    }
+                    let all = loose.as_deref().unwrap_or_default();
                     if !all.is_empty() {
                         let p = all[rng.below(all.len())];
                         picked.insert(p);
-                        w.write_message(PickUp {
+                        w.write_message(ContainerRequest::from(PickUp {
                             container: c,
                             pickup: p,
-                        });
+                        }));
+                        requests += 1;
                     }
                 }
-                4 | 5 => {
+                30..=44 => {
                     let slot = (rng.below(3) == 0).then(|| rng.below(12) as u32);
-                    w.write_message(Take {
+                    w.write_message(ContainerRequest::from(Take {
                         container: c,
                         item: item.into(),
                         amount: rng.below(30) as u32,
                         slot,
-                    });
+                    }));
+                    requests += 1;
                 }
-                6 => {
-                    w.write_message(MoveItems {
+                45..=51 => {
+                    w.write_message(ContainerRequest::from(MoveItems {
                         container: c,
                         from: rng.below(12) as u32,
                         to: rng.below(12) as u32,
-                        amount: None,
-                    });
+                        amount: (rng.below(3) == 0).then(|| rng.below(20) as u32),
+                    }));
+                    requests += 1;
                 }
-                7 => {
-                    w.write_message(Sort {
+                52..=56 => {
+                    w.write_message(ContainerRequest::from(Sort {
                         container: c,
-                        order: vec![item],
-                    });
+                        order: vec![item.into()],
+                    }));
+                    requests += 1;
                 }
-                8 => {
+                57..=61 => {
                     let budget = Decimal::from_units(rng.below(12) as u64);
-                    w.write_message(Resize {
+                    w.write_message(ContainerRequest::from(Resize {
                         container: c,
                         slot_count: Some(rng.below(14) as u32),
                         size_budget: Some(budget),
-                    });
+                    }));
+                    requests += 1;
                 }
-                9 => {
-                    w.write_message(EmptyForGoneOwner { container: c });
+                62..=64 => {
+                    w.write_message(ContainerRequest::from(EmptyForGoneOwner { container: c }));
+                    requests += 1;
                 }
-                10 => {
+                65..=91 => {
+                    // a transfer: to another container, within one (a move),
+                    // or to an entity that is no container (unanswered)
+                    let to = match rng.below(25) {
+                        0..=4 => c,
+                        5 => bystander,
+                        _ => containers[rng.below(containers.len())],
+                    };
+                    w.write_message(ContainerRequest::from(random_transfer(&mut rng, c, to)));
+                    requests += 1;
+                }
+                92 | 93 => {
                     // a reload: the adoption's slot count or budget changes,
                     // or the reloaded file no longer compiles (a tuning key
                     // it names does not exist): containers keep their rules
@@ -344,7 +652,7 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                         }
                     }
                 }
-                11 => {
+                94..=96 => {
                     let other = containers[rng.below(containers.len())];
                     save_and_restore(w, c, other, &mut saves, &mut books, &mut rng, &mut loads);
                 }
@@ -360,8 +668,10 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                             .set("backpack-slots", (2 + rng.below(12)) as f64);
                     }
                     _ => {
-                        // a container (maybe a store others name) despawned
+                        // a container (maybe a store others name) despawned:
+                        // its items spill, or leave the world with it
                         let i = rng.below(containers.len());
+                        before_despawn(w, containers[i], &mut books);
                         w.entity_mut(containers[i]).despawn();
                         containers[i] = spawn_container(&mut app, &handles, &mut rng);
                     }
@@ -379,10 +689,12 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
         assert_eq!(got, expect, "frame {frame}: the ledger does not balance");
     }
     let seen = app.world().resource::<Seen>();
-    assert!(requests > 2000, "{requests} requests");
+    assert!(requests >= 10_000, "{requests} requests");
     assert!(
-        seen.delivered.len() > 500 && seen.taken.len() > 300,
-        "a real mix"
+        seen.delivered.len() > 2000 && seen.taken.len() > 1000,
+        "a real mix: {} delivered, {} taken",
+        seen.delivered.len(),
+        seen.taken.len()
     );
     assert!(
         seen.forced
@@ -394,6 +706,12 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
         "fallbacks were exercised"
     );
     assert!(!seen.spilled.is_empty(), "despawns spilled items");
+    let left = app.world().resource::<LeftWorld>();
+    assert!(
+        left.0.len() > 5,
+        "despawns took items out of the world ({} times)",
+        left.0.len()
+    );
     assert!(loads > 5, "saves were loaded back ({loads})");
     assert!(
         seen.rejected
@@ -412,5 +730,432 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
             .iter()
             .any(|f| f.outcome.cause == Cause::Loaded && !f.outcome.portions.is_empty()),
         "a load migrated items under changed rules"
+    );
+    // transfers: a real mix, each answered once, its event on both ends
+    let t = &books.transfers;
+    assert!(
+        t.answered > 1000 && t.moving > 100 && t.refused > 100,
+        "transfers were answered, moved items and were refused: {t:?}"
+    );
+    assert!(
+        t.within > 50 && t.within_moving > 0 && t.swaps > 0 && t.moved > t.moving as u64,
+        "transfers within one container were answered and moved items, stacks swapped, and transfers moved more than one item: {t:?}"
+    );
+    let events = app.world().resource::<TransferEvents>();
+    assert_eq!(
+        (events.on_from, events.on_to, events.stray),
+        (
+            seen.transferred.len(),
+            seen.transferred.iter().filter(|x| x.from != x.to).count(),
+            0
+        ),
+        "a transfer's event is triggered on its source, and on its target when that is another container"
+    );
+}
+
+/// One outcome event of any kind, as an observer saw it.
+#[derive(Debug, Clone, PartialEq)]
+enum Answer {
+    Delivered(ItemsDelivered),
+    Taken(ItemsTaken),
+    Transferred(ItemsTransferred),
+    ForcedOut(ItemsForcedOut),
+    Rearranged(ContainerRearranged),
+    Unanswered(RequestUnanswered),
+}
+
+impl Answer {
+    fn kind(&self) -> &'static str {
+        match self {
+            Answer::Delivered(_) => "delivered",
+            Answer::Taken(_) => "taken",
+            Answer::Transferred(_) => "transferred",
+            Answer::ForcedOut(_) => "forced out",
+            Answer::Rearranged(_) => "rearranged",
+            Answer::Unanswered(_) => "unanswered",
+        }
+    }
+}
+
+/// Every outcome event, whatever its kind, in the order observed.
+#[derive(Resource, Default)]
+struct Answers(Vec<Answer>);
+
+/// One observer per outcome event, all pushing into [`Answers`], so the
+/// order across kinds is kept.
+fn listen(app: &mut App) {
+    app.init_resource::<Answers>()
+        .add_observer(|e: On<ItemsDelivered>, mut a: ResMut<Answers>| {
+            a.0.push(Answer::Delivered(e.event().clone()));
+        })
+        .add_observer(|e: On<ItemsTaken>, mut a: ResMut<Answers>| {
+            a.0.push(Answer::Taken(e.event().clone()));
+        })
+        .add_observer(|e: On<ItemsTransferred>, mut a: ResMut<Answers>| {
+            a.0.push(Answer::Transferred(e.event().clone()));
+        })
+        .add_observer(|e: On<ItemsForcedOut>, mut a: ResMut<Answers>| {
+            a.0.push(Answer::ForcedOut(e.event().clone()));
+        })
+        .add_observer(|e: On<ContainerRearranged>, mut a: ResMut<Answers>| {
+            a.0.push(Answer::Rearranged(e.event().clone()));
+        })
+        .add_observer(|e: On<RequestUnanswered>, mut a: ResMut<Answers>| {
+            a.0.push(Answer::Unanswered(e.event().clone()));
+        });
+}
+
+/// One container of an order test: its adoption (an index into
+/// [`adoptions`]), position, and store (an index into the test's list).
+type Placed = (usize, Vec3, Option<usize>);
+
+/// An app with the containers of `layout`, spawned in order, ready; and an
+/// entity that is no container. Two calls give the same entities.
+fn order_app(layout: &[Placed]) -> (App, Vec<Entity>, Entity) {
+    let mut app = app();
+    listen(&mut app);
+    app.insert_resource(ContainerTuning(
+        Tuning::default().with("backpack-slots", 12.0),
+    ));
+    let handles: Vec<Handle<AdoptionAsset>> = adoptions()
+        .into_iter()
+        .map(|a| {
+            app.world_mut()
+                .resource_mut::<Assets<AdoptionAsset>>()
+                .add(AdoptionAsset::new(a))
+        })
+        .collect();
+    let containers: Vec<Entity> = layout
+        .iter()
+        .map(|(a, at, _)| {
+            app.world_mut()
+                .spawn((
+                    Container::new(handles[*a].clone()),
+                    Transform::from_translation(*at),
+                ))
+                .id()
+        })
+        .collect();
+    for (i, (_, _, store)) in layout.iter().enumerate() {
+        if let Some(s) = store {
+            app.world_mut()
+                .entity_mut(containers[i])
+                .insert(OverflowStore(containers[*s]));
+        }
+    }
+    let bystander = app.world_mut().spawn_empty().id();
+    app.update();
+    for &c in &containers {
+        assert!(
+            app.world()
+                .get::<ContainerContents>(c)
+                .is_some_and(ContainerContents::is_ready),
+            "container {c} is ready"
+        );
+    }
+    (app, containers, bystander)
+}
+
+/// A random request over `cs` of any kind but a pickup (only deliveries
+/// while `filling`); now and then one to `bystander`, which is no
+/// container.
+fn mixed_request(
+    rng: &mut Rng,
+    cs: &[Entity],
+    bystander: Entity,
+    filling: bool,
+) -> ContainerRequest {
+    let c = cs[rng.below(cs.len())];
+    let item = ItemType::from(ITEMS[rng.below(ITEMS.len())]);
+    let kind = if filling { 0 } else { rng.below(20) };
+    match kind {
+        0..=5 => {
+            let sender = match rng.below(5) {
+                0 => Some(cs[rng.below(cs.len())]),
+                1 => Some(bystander),
+                _ => None,
+            };
+            let amount = rng.below(25) as u32;
+            Deliver {
+                container: c,
+                item,
+                amount,
+                sender,
+            }
+            .into()
+        }
+        6..=8 => {
+            let amount = rng.below(20) as u32;
+            let slot = (rng.below(3) == 0).then(|| rng.below(12) as u32);
+            Take {
+                container: c,
+                item,
+                amount,
+                slot,
+            }
+            .into()
+        }
+        9..=13 => {
+            let to = if rng.below(5) == 0 {
+                c
+            } else {
+                cs[rng.below(cs.len())]
+            };
+            random_transfer(rng, c, to).into()
+        }
+        14 | 15 => {
+            let from = rng.below(12) as u32;
+            let to = rng.below(12) as u32;
+            let amount = (rng.below(2) == 0).then(|| 1 + rng.below(10) as u32);
+            MoveItems {
+                container: c,
+                from,
+                to,
+                amount,
+            }
+            .into()
+        }
+        16 => Sort {
+            container: c,
+            order: vec![item],
+        }
+        .into(),
+        17 => {
+            let slot_count = (rng.below(4) > 0).then(|| 1 + rng.below(13) as u32);
+            let size_budget =
+                (rng.below(2) == 0).then(|| Decimal::from_units(1 + rng.below(12) as u64));
+            Resize {
+                container: c,
+                slot_count,
+                size_budget,
+            }
+            .into()
+        }
+        18 => EmptyForGoneOwner { container: c }.into(),
+        _ => Take {
+            container: bystander,
+            item,
+            amount: 1,
+            slot: None,
+        }
+        .into(),
+    }
+}
+
+/// The entities a request names as containers.
+fn named(r: &ContainerRequest) -> Vec<Entity> {
+    match r {
+        ContainerRequest::Deliver(r) => vec![r.container],
+        ContainerRequest::PickUp(r) => vec![r.container],
+        ContainerRequest::Take(r) => vec![r.container],
+        ContainerRequest::Transfer(r) => vec![r.from, r.to],
+        ContainerRequest::Move(r) => vec![r.container],
+        ContainerRequest::Sort(r) => vec![r.container],
+        ContainerRequest::Resize(r) => vec![r.container],
+        ContainerRequest::EmptyForGoneOwner(r) => vec![r.container],
+    }
+}
+
+/// Whether `answer` is the outcome of `request`: its kind, its container,
+/// and what it asked.
+fn answers_request(request: &ContainerRequest, answer: &Answer) -> bool {
+    match (request, answer) {
+        (_, Answer::Unanswered(u)) => named(request).contains(&u.container),
+        (ContainerRequest::Deliver(r), Answer::Delivered(d)) => {
+            d.container == r.container
+                && d.sender == r.sender
+                && d.outcome.item == r.item
+                && d.outcome.offered == r.amount
+        }
+        (ContainerRequest::PickUp(r), Answer::Delivered(d)) => {
+            d.container == r.container && d.sender == Some(r.pickup)
+        }
+        (ContainerRequest::Take(r), Answer::Taken(t)) => {
+            t.container == r.container && t.outcome.item == r.item && t.outcome.asked == r.amount
+        }
+        (ContainerRequest::Transfer(r), Answer::Transferred(t)) => {
+            t.container == r.from
+                && t.from == r.from
+                && t.to == r.to
+                && t.outcome.asked == r.request.amount
+        }
+        (ContainerRequest::Move(r), Answer::Rearranged(m)) => m.container == r.container,
+        (ContainerRequest::Sort(r), Answer::Rearranged(m)) => m.container == r.container,
+        (ContainerRequest::Resize(r), Answer::ForcedOut(f)) => {
+            f.container == r.container && f.outcome.cause == Cause::Shrink
+        }
+        (ContainerRequest::EmptyForGoneOwner(r), Answer::ForcedOut(f)) => {
+            f.container == r.container && f.outcome.cause == Cause::OwnerGone
+        }
+        _ => false,
+    }
+}
+
+/// Every container's mirror, stacks (with their counters), holdings, size
+/// and capacity, and every pickup on the ground (entity, items, place).
+fn snapshot(app: &mut App, containers: &[Entity]) -> Vec<String> {
+    let mut out: Vec<String> = containers
+        .iter()
+        .map(|&c| {
+            let cc = app
+                .world()
+                .get::<ContainerContents>(c)
+                .expect("the containers stay");
+            match cc.engine() {
+                Some(e) => format!(
+                    "{c}: mirror {:?}; stacks {:?}; holdings {:?}; size {:?}; limits {:?}",
+                    cc.slots(),
+                    e.slots().collect::<Vec<_>>(),
+                    e.holdings().collect::<Vec<_>>(),
+                    e.size_used(),
+                    e.limits()
+                ),
+                None => format!("{c}: not ready"),
+            }
+        })
+        .collect();
+    out.push(format!("on the ground: {:?}", pickups(app)));
+    out
+}
+
+/// Spec section 13 (issue 21): requests written in one frame are answered
+/// in the order written, whatever their kind, each seeing what the one
+/// before left. So a frame of mixed requests gives the same outcomes, in
+/// the same order, and the same containers and ground, as the same requests
+/// written one frame each.
+#[test]
+fn a_frame_of_mixed_requests_equals_the_same_requests_one_by_one() {
+    let adoption_count = adoptions().len();
+    let mut heard: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut moved = 0u64;
+    let mut groups = 0usize;
+    // groups that name some container more than once
+    let mut crowded = 0usize;
+    for round in 0..4u64 {
+        let mut rng = Rng(0x5EC1_3021 + round);
+        let n = 3 + rng.below(3);
+        let layout: Vec<Placed> = (0..n)
+            .map(|i| {
+                let a = rng.below(adoption_count);
+                let at = Vec3::new(rng.below(100) as f32, rng.below(100) as f32, 0.0);
+                let store = (rng.below(2) == 0)
+                    .then(|| rng.below(n))
+                    .filter(|&s| s != i);
+                (a, at, store)
+            })
+            .collect();
+        // `one` gets each group in one frame, `each` one request a frame
+        let (mut one, cs, by) = order_app(&layout);
+        let (mut each, cs_each, by_each) = order_app(&layout);
+        assert_eq!(
+            (&cs, by),
+            (&cs_each, by_each),
+            "both apps spawned the same entities"
+        );
+        assert_eq!(snapshot(&mut one, &cs), snapshot(&mut each, &cs));
+        for g in 0..120 {
+            let size = 2 + rng.below(7);
+            let group: Vec<ContainerRequest> = (0..size)
+                .map(|_| mixed_request(&mut rng, &cs, by, g < 3))
+                .collect();
+            let start_one = one.world().resource::<Answers>().0.len();
+            let start_each = each.world().resource::<Answers>().0.len();
+            for r in &group {
+                one.world_mut().write_message(r.clone());
+            }
+            one.update();
+            for r in &group {
+                each.world_mut().write_message(r.clone());
+                each.update();
+            }
+            let a = &one.world().resource::<Answers>().0[start_one..];
+            let b = &each.world().resource::<Answers>().0[start_each..];
+            assert_eq!(
+                a, b,
+                "round {round}, group {g}: {group:?} in one frame is answered as one frame each"
+            );
+            // in the one frame: one answer per request, in the order written
+            // (a transfer between two containers is heard on its source,
+            // then on its target)
+            let mut answered: Vec<&Answer> = Vec::new();
+            let mut i = 0;
+            while i < a.len() {
+                answered.push(&a[i]);
+                if let Answer::Transferred(t) = &a[i]
+                    && t.from != t.to
+                {
+                    assert!(
+                        matches!(a.get(i + 1), Some(Answer::Transferred(u))
+                            if u.container == t.to && u.from == t.from && u.to == t.to && u.outcome == t.outcome),
+                        "round {round}, group {g}: the transfer {t:?} is heard on its target next, not {:?}",
+                        a.get(i + 1)
+                    );
+                    i += 1;
+                }
+                i += 1;
+            }
+            assert_eq!(
+                answered.len(),
+                group.len(),
+                "round {round}, group {g}: one answer per request: {group:?} got {a:?}"
+            );
+            for (k, (r, ans)) in group.iter().zip(&answered).enumerate() {
+                assert!(
+                    answers_request(r, ans),
+                    "round {round}, group {g}: request {k} ({r:?}) is answered in the order written, not by {ans:?}"
+                );
+                *heard.entry(ans.kind()).or_default() += 1;
+                if let Answer::Transferred(t) = ans {
+                    moved += u64::from(t.outcome.moved);
+                }
+            }
+            let mut names: Vec<Entity> = group
+                .iter()
+                .flat_map(|r| {
+                    let mut v = named(r);
+                    v.dedup();
+                    v
+                })
+                .collect();
+            names.sort();
+            if names.windows(2).any(|w| w[0] == w[1]) {
+                crowded += 1;
+            }
+            groups += 1;
+            assert_eq!(
+                snapshot(&mut one, &cs),
+                snapshot(&mut each, &cs),
+                "round {round}, group {g}: after {group:?} the containers or the ground differ"
+            );
+        }
+        // the messages of each kind, too
+        let (x, y) = (
+            one.world().resource::<Seen>(),
+            each.world().resource::<Seen>(),
+        );
+        assert_eq!(x.delivered, y.delivered, "round {round}: delivered");
+        assert_eq!(x.taken, y.taken, "round {round}: taken");
+        assert_eq!(x.transferred, y.transferred, "round {round}: transferred");
+        assert_eq!(x.forced, y.forced, "round {round}: forced out");
+        assert_eq!(x.rearranged, y.rearranged, "round {round}: rearranged");
+        assert_eq!(x.unanswered, y.unanswered, "round {round}: unanswered");
+    }
+    for kind in [
+        "delivered",
+        "taken",
+        "transferred",
+        "forced out",
+        "rearranged",
+        "unanswered",
+    ] {
+        assert!(
+            heard.get(kind).is_some_and(|n| *n > 10),
+            "the groups mixed every kind: {heard:?}"
+        );
+    }
+    assert!(moved > 0, "transfers moved items");
+    assert!(
+        crowded * 2 > groups,
+        "most groups name a container twice ({crowded} of {groups})"
     );
 }

@@ -127,7 +127,7 @@ fn no_store_named_falls_back_to_a_pickup_with_a_warning() {
     let out = deliver(&mut app, bag, "arrow", 7, None);
     assert_eq!(pickups(&mut app)[0].1.amount, 2);
     assert!(
-        out.warnings[0].contains("OverflowStore"),
+        out.warnings[0].to_string().contains("OverflowStore"),
         "{:?}",
         out.warnings
     );
@@ -149,7 +149,11 @@ fn a_store_that_refuses_falls_back_to_a_pickup() {
     app.world_mut().entity_mut(bag).insert(OverflowStore(store));
     let out = deliver(&mut app, bag, "arrow", 9, None);
     assert_eq!(pickups(&mut app)[0].1.amount, 4);
-    assert!(out.warnings[0].contains("refused"), "{:?}", out.warnings);
+    assert!(
+        out.warnings[0].to_string().contains("refused"),
+        "{:?}",
+        out.warnings
+    );
 }
 
 #[test]
@@ -164,7 +168,7 @@ fn a_loop_of_stores_falls_back_to_a_pickup() {
     assert_eq!(slots(&app, b), vec![Some(("arrow".into(), 5))]);
     assert_eq!(pickups(&mut app)[0].1.amount, 2);
     assert!(
-        out.warnings.iter().any(|w| w.contains("loop")),
+        out.warnings.iter().any(|w| w.to_string().contains("loop")),
         "{:?}",
         out.warnings
     );
@@ -178,7 +182,11 @@ fn a_sender_that_is_gone_falls_back_to_a_pickup() {
     app.world_mut().despawn(chest);
     let out = deliver(&mut app, bag, "arrow", 6, Some(chest));
     assert_eq!(pickups(&mut app)[0].1.amount, 1);
-    assert!(out.warnings[0].contains("gone"), "{:?}", out.warnings);
+    assert!(
+        out.warnings[0].to_string().contains("gone"),
+        "{:?}",
+        out.warnings
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 use bevy_container::adoption::{self, Context, Format, Tuning};
-use bevy_container::contents::{Contents, ItemType};
+use bevy_container::contents::{Contents, ItemType, TransferRequest};
 use bevy_container::plugin::*;
 use bevy_container::rules::Rules;
 use serde_json::json;
@@ -262,12 +262,10 @@ pub fn backpack_app(n: usize) -> (App, Vec<Entity>) {
         .collect();
     app.update();
     for &bag in &bags {
-        app.world_mut().write_message(Deliver {
-            container: bag,
-            item: "berries".into(),
-            amount: PREFILL,
-            sender: None,
-        });
+        app.world_mut()
+            .write_message(ContainerRequest::from(Deliver::new(
+                bag, "berries", PREFILL,
+            )));
     }
     app.update();
     (app, bags)
@@ -280,18 +278,14 @@ pub fn write_requests(app: &mut App, bags: &[Entity]) {
     let world = app.world_mut();
     let berries = ItemType::from("berries");
     for &bag in bags {
-        world.write_message(Deliver {
-            container: bag,
-            item: berries.clone(),
-            amount: 2,
-            sender: None,
-        });
-        world.write_message(Take {
-            container: bag,
-            item: berries.clone(),
-            amount: 2,
-            slot: Some(0),
-        });
+        world.write_message(ContainerRequest::from(Deliver::new(
+            bag,
+            berries.clone(),
+            2,
+        )));
+        world.write_message(ContainerRequest::from(
+            Take::new(bag, berries.clone(), 2).from_slot(0),
+        ));
     }
 }
 
@@ -323,6 +317,53 @@ pub fn play<H: Holder>(c: &mut H, names: &[String], ops: &[Op]) {
             Op::Deliver(t, a) => c.put(&names[t], a),
             Op::Take(t, a) => c.draw(&names[t], a),
             Op::TakeFrom(s, a) => c.draw_from(s, a),
+        }
+    }
+}
+
+/// A chest and a backpack (the seed's rules) each holding berries in five
+/// stacks, and a list of drags between them: (from the chest?, source
+/// slot, amount). Half go each way, so the day keeps its shape.
+pub fn drag_day(n: usize) -> (Contents, Contents, Vec<(bool, u32, u32)>) {
+    let (rules, _) = seed_rules();
+    let rules = Arc::new(rules);
+    let mut chest = Contents::new(rules.clone());
+    let mut bag = Contents::new(rules);
+    chest.deliver("berries", 90);
+    bag.deliver("berries", 90);
+    let mut rng = Rng(7);
+    let drags = (0..n)
+        .map(|i| (i % 2 == 0, rng.below(5) as u32, 1 + rng.below(8) as u32))
+        .collect();
+    (chest, bag, drags)
+}
+
+/// The drags as transfers: one request each.
+pub fn play_transfers(chest: &mut Contents, bag: &mut Contents, drags: &[(bool, u32, u32)]) {
+    for &(from_chest, slot, amount) in drags {
+        let r = TransferRequest::from_slot(slot, amount);
+        let (from, to) = if from_chest {
+            (&mut *chest, &mut *bag)
+        } else {
+            (&mut *bag, &mut *chest)
+        };
+        black_box(from.transfer(to, &r));
+    }
+}
+
+/// The drags as the pair a transfer replaces: a take from the slot, then a
+/// delivery of what was taken (without the dry run that would keep the
+/// rest in the source).
+pub fn play_take_deliver(chest: &mut Contents, bag: &mut Contents, drags: &[(bool, u32, u32)]) {
+    for &(from_chest, slot, amount) in drags {
+        let (from, to) = if from_chest {
+            (&mut *chest, &mut *bag)
+        } else {
+            (&mut *bag, &mut *chest)
+        };
+        if let Some(t) = from.take_slot(slot, amount) {
+            black_box(to.deliver(t.item.as_str(), t.taken));
+            black_box(t);
         }
     }
 }

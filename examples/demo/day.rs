@@ -148,6 +148,8 @@ pub struct DayPlugin {
 impl Plugin for DayPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(ContainerTuning(Tuning::default().with("stash-slots", 6.0)))
+            // pickups fall on a ring around the backpack, in pixels
+            .insert_resource(PickupPlacement::ring_2d(60.0))
             .init_resource::<DemoLog>()
             .init_resource::<DayPickups>()
             .insert_resource(Script {
@@ -189,7 +191,7 @@ fn setup_day(
     mut commands: Commands,
     adoptions: Res<DemoAdoptions>,
     mut pickups: ResMut<DayPickups>,
-    mut deliver: MessageWriter<Deliver>,
+    mut requests: MessageWriter<ContainerRequest>,
 ) {
     commands.spawn((
         Player,
@@ -211,12 +213,7 @@ fn setup_day(
         ))
         .id();
     for item in ["ore", "ore", "gem"] {
-        deliver.write(Deliver {
-            container: stash,
-            item: item.into(),
-            amount: 12,
-            sender: None,
-        });
+        requests.write(Deliver::new(stash, item, 12).into());
     }
     pickups.0 = PICKUPS
         .iter()
@@ -284,50 +281,47 @@ fn run_script(
 pub struct Acts<'w> {
     log: ResMut<'w, DemoLog>,
     tuning: ResMut<'w, ContainerTuning>,
-    pick_ups: MessageWriter<'w, PickUp>,
-    takes: MessageWriter<'w, Take>,
-    resizes: MessageWriter<'w, Resize>,
-    sorts: MessageWriter<'w, Sort>,
+    requests: MessageWriter<'w, ContainerRequest>,
 }
 
 impl Acts<'_> {
     /// Picks up a loose pickup into the bag.
     pub fn pick_up(&mut self, bag: Entity, pickup: Entity) {
         self.log.context = "picked up".into();
-        self.pick_ups.write(PickUp {
+        self.requests.write(ContainerRequest::from(PickUp {
             container: bag,
             pickup,
-        });
+        }));
     }
 
     /// Eats berries from a slot.
     pub fn eat(&mut self, bag: Entity, slot: u32, amount: u32) {
         self.log.context = format!("ate from slot {}", slot + 1);
-        self.takes.write(Take {
+        self.requests.write(ContainerRequest::from(Take {
             container: bag,
             item: "berries".into(),
             amount,
             slot: Some(slot),
-        });
+        }));
     }
 
     /// The strap tears: the bag keeps `slots` slots.
     pub fn tear(&mut self, bag: Entity, slots: u32) {
         self.log.context = format!("strap torn to {slots} slots");
-        self.resizes.write(Resize {
+        self.requests.write(ContainerRequest::from(Resize {
             container: bag,
             slot_count: Some(slots),
             size_budget: None,
-        });
+        }));
     }
 
     /// Sorts the bag.
     pub fn sort(&mut self, bag: Entity) {
         self.log.context = "sorted".into();
-        self.sorts.write(Sort {
+        self.requests.write(ContainerRequest::from(Sort {
             container: bag,
             order: Vec::new(),
-        });
+        }));
     }
 
     /// Sets the tuning key `stash-slots`.
@@ -396,7 +390,7 @@ pub fn write_log(
 /// The backpack's slots as a table.
 pub fn slot_table(contents: &ContainerContents) -> String {
     let mut out = String::from("slot  item      amount\n");
-    for (i, s) in contents.slots.iter().enumerate() {
+    for (i, s) in contents.slots().iter().enumerate() {
         match s {
             Some((item, n)) => out.push_str(&format!("{:<5} {:<9} {n}\n", i + 1, item)),
             None => out.push_str(&format!("{:<5} -\n", i + 1)),

@@ -255,7 +255,7 @@ fn show_grids(
         } else {
             (&*backpack, bag_slots)
         };
-        let slot = contents.slots.get(cell.index).cloned().flatten();
+        let slot = contents.slots().get(cell.index).cloned().flatten();
         bg.0 = if cell.index >= count {
             Color::srgb(0.08, 0.06, 0.06)
         } else if let Some((item, _)) = &slot {
@@ -279,7 +279,7 @@ fn show_grids(
         t.0 = if cell.index >= count {
             "torn".into()
         } else {
-            match contents.slots.get(cell.index).cloned().flatten() {
+            match contents.slots().get(cell.index).cloned().flatten() {
                 Some((item, n)) => format!("{}\n{item}\nx{n}", cell.index + 1),
                 None => format!("{}\n\n", cell.index + 1),
             }

@@ -44,7 +44,12 @@ impl Tuning {
     /// Reads a tuning file: a JSON or RON object of key to number. Problems
     /// are reported with paths like adoption problems.
     pub fn read(bytes: &[u8], format: Format) -> Result<Tuning, Report> {
-        let value = source::parse(bytes, format)?;
+        Tuning::from_value(&source::parse(bytes, format)?)
+    }
+
+    /// Reads a tuning table already parsed (a scenario's `tuning`), with the
+    /// checks of [`Tuning::read`]; paths in the report start at the table.
+    pub fn from_value(value: &serde_json::Value) -> Result<Tuning, Report> {
         let mut report = Report::default();
         let mut tuning = Tuning::default();
         match value.as_object() {

@@ -37,14 +37,19 @@ impl Container {
     }
 }
 
-/// What a container holds. The engine state sits in `engine` (`None` until
-/// the adoption is loaded); `slots` mirrors it for inspectors and UI.
+/// What a container holds. The engine state sits inside (empty until the
+/// adoption is loaded); read it with [`ContainerContents::engine`], or the
+/// mirror with [`ContainerContents::slots`]. Both are read-only: contents
+/// change only through requests, so every rule applies. The component is
+/// marked changed only when its contents or capacity changed (a refused
+/// request leaves it alone), so `Changed<ContainerContents>` is a good
+/// trigger for redrawing a UI.
 #[derive(Component, Reflect, Debug, Clone, Default)]
 #[reflect(Component)]
 pub struct ContainerContents {
     /// One entry per slot: `None` for empty, or the type and amount. For a
     /// slotless container, one entry per type held.
-    pub slots: Vec<Option<(String, u32)>>,
+    slots: Vec<Option<(String, u32)>>,
     /// The engine holding the contents.
     #[reflect(ignore)]
     pub(crate) engine: Option<Contents>,
@@ -54,6 +59,19 @@ pub struct ContainerContents {
 }
 
 impl ContainerContents {
+    /// The mirror of the contents: one entry per slot (`None` for empty, or
+    /// the type and amount), or for a slotless container one entry per type
+    /// held, sorted by type. Empty until the adoption is loaded.
+    pub fn slots(&self) -> &[Option<(String, u32)>] {
+        &self.slots
+    }
+
+    /// Whether the rules are attached and requests are answered
+    /// ([`super::ContainerReady`] is triggered when this becomes true).
+    pub fn is_ready(&self) -> bool {
+        self.engine.is_some()
+    }
+
     /// The engine, once the adoption is loaded.
     pub fn engine(&self) -> Option<&Contents> {
         self.engine.as_ref()
@@ -126,10 +144,47 @@ impl ContainerContents {
 }
 
 /// The store the game names for this container's `another-store` leftovers
-/// and `moved-to-another-store` forced removals.
+/// and `moved-to-another-store` forced removals. A Bevy relationship: the
+/// store lists the containers that send to it in [`OverflowSources`], and
+/// the link is remapped when a scene is loaded. Pointing a container at
+/// itself is refused (Bevy warns and removes the link).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::plugin::{OverflowSources, OverflowStore};
+///
+/// let mut world = World::new();
+/// let stash = world.spawn_empty().id();
+/// let bag = world.spawn(OverflowStore(stash)).id();
+/// assert_eq!(world.get::<OverflowSources>(stash).unwrap().iter().collect::<Vec<_>>(), [bag]);
+/// ```
 #[derive(Component, Reflect, Debug, Clone, Copy, PartialEq, Eq)]
 #[reflect(Component)]
+#[relationship(relationship_target = OverflowSources)]
 pub struct OverflowStore(pub Entity);
+
+/// On a store: the containers whose overflow it receives (kept by Bevy from
+/// their [`OverflowStore`]s).
+#[derive(Component, Reflect, Debug, Default)]
+#[reflect(Component)]
+#[relationship_target(relationship = OverflowStore)]
+pub struct OverflowSources(Vec<Entity>);
+
+/// What happens to a container's items when its entity is despawned.
+/// Despawning cannot be refused, so either way nothing vanishes silently.
+#[derive(Component, Reflect, Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[reflect(Component)]
+pub enum DespawnPolicy {
+    /// Its items fall out as loose pickups where it was
+    /// ([`super::ContainerSpilled`]), with a warning to send
+    /// [`super::EmptyForGoneOwner`] first next time.
+    #[default]
+    Spill,
+    /// Its items leave the world with it, listed in
+    /// [`super::ContainerLeftWorld`]: for unloading a level whose chests
+    /// are saved elsewhere.
+    LeaveWithContents,
+}
 
 /// Under `by-slot`: the types each slot accepts, as the game's prose (the
 /// rows' `slot-rules-declared-in` citation) lists them.

@@ -1,14 +1,78 @@
-//! Requests (imperative) and outcomes (past tense), as Bevy messages.
+//! Requests (imperative) and outcomes (past tense).
 //!
-//! Each request names its container; each is answered by exactly one
-//! outcome message carrying the container, the engine's full outcome, and
-//! where every item that left ended up.
+//! Every request is one [`ContainerRequest`] message, so the requests of a
+//! frame are answered in the order they were written, whatever their kind
+//! (spec section 13). Each is answered by exactly one outcome, carrying the
+//! container, the engine's full outcome, and where every item that left
+//! ended up. An outcome is both a message (read it with a `MessageReader`)
+//! and an entity event triggered on its container (observe it on one
+//! container with `commands.entity(chest).observe(...)`, or on all with
+//! `app.add_observer(...)`).
 
 use bevy::prelude::*;
 
+use super::containers::NotAnswered;
 use crate::adoption::Report;
-use crate::contents::{Delivered, ForcedOut, ItemType, Rearranged, Taken};
+use crate::contents::{
+    Delivered, ForcedOut, ItemType, Rearranged, Reason, Taken, TransferRequest, Transferred,
+};
 use crate::decimal::Decimal;
+
+/// One request to the plugin. Write it with a `MessageWriter`, from
+/// `Commands` (`commands.write_message(...)`), or with
+/// [`super::ContainerCommandsExt`]; the typed requests convert into it.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::plugin::{ContainerRequest, Deliver, Take};
+///
+/// fn craft(bag: Single<Entity, With<bevy_container::plugin::Container>>, mut requests: MessageWriter<ContainerRequest>) {
+///     // answered in this order: the herbs leave before the sword arrives
+///     requests.write(Take::new(*bag, "herb", 10).into());
+///     requests.write(Deliver::new(*bag, "sword", 1).into());
+/// }
+/// # let _ = craft;
+/// ```
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub enum ContainerRequest {
+    /// A delivery.
+    Deliver(Deliver),
+    /// A loose pickup picked up.
+    PickUp(PickUp),
+    /// A take.
+    Take(Take),
+    /// A transfer between two containers.
+    Transfer(Transfer),
+    /// A move between two slots of one container.
+    Move(MoveItems),
+    /// A sort.
+    Sort(Sort),
+    /// A capacity change.
+    Resize(Resize),
+    /// The owner is gone.
+    EmptyForGoneOwner(EmptyForGoneOwner),
+}
+
+macro_rules! into_request {
+    ($($t:ident => $v:ident),* $(,)?) => {$(
+        impl From<$t> for ContainerRequest {
+            fn from(r: $t) -> ContainerRequest {
+                ContainerRequest::$v(r)
+            }
+        }
+    )*};
+}
+
+into_request!(
+    Deliver => Deliver,
+    PickUp => PickUp,
+    Take => Take,
+    Transfer => Transfer,
+    MoveItems => Move,
+    Sort => Sort,
+    Resize => Resize,
+    EmptyForGoneOwner => EmptyForGoneOwner,
+);
 
 /// Deliver `amount` of `item` to `container`. With a `sender`, leftovers
 /// that go back to the sender return to it: a [`super::LoosePickup`] sender
@@ -17,7 +81,7 @@ use crate::decimal::Decimal;
 ///
 /// `item` is an [`ItemType`]: `"berries".into()` makes one, and a game that
 /// keeps the ids of its items clones them into requests without allocating.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deliver {
     /// The container.
     pub container: Entity,
@@ -29,9 +93,27 @@ pub struct Deliver {
     pub sender: Option<Entity>,
 }
 
+impl Deliver {
+    /// A delivery with no sender.
+    pub fn new(container: Entity, item: impl Into<ItemType>, amount: u32) -> Deliver {
+        Deliver {
+            container,
+            item: item.into(),
+            amount,
+            sender: None,
+        }
+    }
+
+    /// Names the sender.
+    pub fn from_sender(mut self, sender: Entity) -> Deliver {
+        self.sender = Some(sender);
+        self
+    }
+}
+
 /// Pick up a loose pickup into `container`: a delivery of the pickup's
 /// items whose sender is the pickup.
-#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PickUp {
     /// The container.
     pub container: Entity,
@@ -41,7 +123,7 @@ pub struct PickUp {
 
 /// Take up to `amount` of `item` from `container`, from `slot` when the
 /// player chose one, else by the draw order.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Take {
     /// The container.
     pub container: Entity,
@@ -53,9 +135,40 @@ pub struct Take {
     pub slot: Option<u32>,
 }
 
+impl Take {
+    /// A take by the draw order.
+    pub fn new(container: Entity, item: impl Into<ItemType>, amount: u32) -> Take {
+        Take {
+            container,
+            item: item.into(),
+            amount,
+            slot: None,
+        }
+    }
+
+    /// Takes from this slot only.
+    pub fn from_slot(mut self, slot: u32) -> Take {
+        self.slot = Some(slot);
+        self
+    }
+}
+
+/// Move items from one container to another as one request (spec section
+/// 11): what the target cannot take stays in `from`; a refused transfer
+/// changes neither. `from == to` is a move within one container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transfer {
+    /// The source container.
+    pub from: Entity,
+    /// The target container.
+    pub to: Entity,
+    /// What to move and where.
+    pub request: TransferRequest,
+}
+
 /// Change a container's capacity (a torn strap): new slot count and/or size
 /// budget. May force items out.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resize {
     /// The container.
     pub container: Entity,
@@ -66,23 +179,23 @@ pub struct Resize {
 }
 
 /// The container's owner is gone: everything must leave.
-#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EmptyForGoneOwner {
     /// The container.
     pub container: Entity,
 }
 
 /// Sort the container: the named types first.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sort {
     /// The container.
     pub container: Entity,
     /// Types to put first, in order.
-    pub order: Vec<String>,
+    pub order: Vec<ItemType>,
 }
 
 /// Move items between two slots of one container (rearranging by hand).
-#[derive(Message, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MoveItems {
     /// The container.
     pub container: Entity,
@@ -103,7 +216,7 @@ pub enum Settled {
         /// The pickup entity.
         pickup: Entity,
         /// The item type.
-        item: String,
+        item: ItemType,
         /// How many.
         amount: u32,
     },
@@ -112,7 +225,7 @@ pub enum Settled {
         /// The container.
         container: Entity,
         /// The item type.
-        item: String,
+        item: ItemType,
         /// How many.
         amount: u32,
     },
@@ -122,23 +235,197 @@ pub enum Settled {
         /// The sender, if one was named.
         sender: Option<Entity>,
         /// The item type.
-        item: String,
+        item: ItemType,
         /// How many.
         amount: u32,
     },
     /// Destroyed by an explicit `destroyed` rule.
     Destroyed {
         /// The item type.
-        item: String,
+        item: ItemType,
         /// How many.
         amount: u32,
     },
 }
 
+/// A fallback settlement took: the rules named a destination that could
+/// not take the items, so they lie in a loose pickup instead (spec section
+/// 8). `Display` says what happened and the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fallback {
+    /// The container sends items to another store but names none.
+    NoStore {
+        /// The container.
+        container: Entity,
+        /// The item type.
+        item: ItemType,
+        /// How many.
+        amount: u32,
+    },
+    /// The named store is not a container that can take requests.
+    StoreUnavailable {
+        /// The store.
+        store: Entity,
+        /// The container that sent to it.
+        container: Entity,
+        /// The item type.
+        item: ItemType,
+        /// How many.
+        amount: u32,
+        /// Why.
+        why: NotAnswered,
+    },
+    /// The store refused the items intact.
+    StoreRefused {
+        /// The store.
+        store: Entity,
+        /// The container that sent to it.
+        container: Entity,
+        /// The item type.
+        item: ItemType,
+        /// How many.
+        amount: u32,
+        /// Why.
+        reason: Reason,
+    },
+    /// The chain of stores came back to a container already in it.
+    StoreLoop {
+        /// The store met twice.
+        store: Entity,
+        /// The first container of the chain.
+        origin: Entity,
+        /// The item type.
+        item: ItemType,
+        /// How many.
+        amount: u32,
+    },
+    /// A store's leftover goes back to the sender, but the sender is the
+    /// container that overflowed.
+    StoreSendsBack {
+        /// The store.
+        store: Entity,
+        /// The container that overflowed.
+        container: Entity,
+        /// The item type.
+        item: ItemType,
+        /// How many.
+        amount: u32,
+    },
+    /// A container sender could not take its items back.
+    SenderFull {
+        /// The sender.
+        sender: Entity,
+        /// The item type.
+        item: ItemType,
+        /// How many.
+        amount: u32,
+    },
+    /// The sender no longer exists.
+    SenderGone {
+        /// The sender.
+        sender: Entity,
+        /// The container the items were offered to.
+        container: Entity,
+        /// The item type.
+        item: ItemType,
+        /// How many.
+        amount: u32,
+    },
+    /// Items marked `never` left (the engine never does this).
+    NeverLeft {
+        /// The container.
+        container: Entity,
+        /// The item type.
+        item: ItemType,
+        /// How many.
+        amount: u32,
+    },
+}
+
+impl std::fmt::Display for Fallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fallback::NoStore {
+                container,
+                item,
+                amount,
+            } => write!(
+                f,
+                "container {container} sends {amount} {item} to another store but names none; add OverflowStore(entity) to it. They lie beside it as a loose pickup"
+            ),
+            Fallback::StoreUnavailable {
+                store,
+                container,
+                item,
+                amount,
+                why,
+            } => write!(
+                f,
+                "store {store} cannot take {amount} {item} ({why}); they lie beside container {container} as a loose pickup"
+            ),
+            Fallback::StoreRefused {
+                store,
+                container,
+                item,
+                amount,
+                reason,
+            } => write!(
+                f,
+                "store {store} refused {amount} {item} ({reason}); they lie beside container {container} as a loose pickup"
+            ),
+            Fallback::StoreLoop {
+                store,
+                origin,
+                item,
+                amount,
+            } => write!(
+                f,
+                "stores loop back to {store} while settling {amount} {item}; break the OverflowStore chain. They lie beside container {origin} as a loose pickup"
+            ),
+            Fallback::StoreSendsBack {
+                store,
+                container,
+                item,
+                amount,
+            } => write!(
+                f,
+                "store {store} sends {amount} {item} back, but container {container} is what overflowed; they lie beside the store as a loose pickup"
+            ),
+            Fallback::SenderFull {
+                sender,
+                item,
+                amount,
+            } => write!(
+                f,
+                "sending container {sender} could not take back {amount} {item}; they lie beside it as a loose pickup"
+            ),
+            Fallback::SenderGone {
+                sender,
+                container,
+                item,
+                amount,
+            } => write!(
+                f,
+                "the sender {sender} of {amount} {item} is gone; they lie beside container {container} as a loose pickup"
+            ),
+            Fallback::NeverLeft {
+                container,
+                item,
+                amount,
+            } => write!(
+                f,
+                "{amount} {item} marked never left container {container}; dropped beside it"
+            ),
+        }
+    }
+}
+
 /// A delivery was settled.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
 pub struct ItemsDelivered {
     /// The container.
+    #[event_target]
     pub container: Entity,
     /// Whatever offered the items.
     pub sender: Option<Entity>,
@@ -146,43 +433,73 @@ pub struct ItemsDelivered {
     pub outcome: Delivered,
     /// Where the items that did not enter ended up.
     pub settled: Vec<Settled>,
-    /// Fallbacks taken (a store that refused, a sender gone), in words.
-    pub warnings: Vec<String>,
+    /// Fallbacks taken (a store that refused, a sender gone).
+    pub warnings: Vec<Fallback>,
 }
 
 /// A take was settled: the taken items are now the caller's.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
 pub struct ItemsTaken {
     /// The container.
+    #[event_target]
     pub container: Entity,
     /// The engine's outcome.
     pub outcome: Taken,
 }
 
+/// A transfer was done or refused. The message is written once; the event
+/// is triggered on the source and then on the target (`container` says
+/// which), so each container's observers see it. A global observer sees it
+/// once per container: compare `container` with `from`.
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
+pub struct ItemsTransferred {
+    /// The container this event is triggered on (`from` for the message).
+    #[event_target]
+    pub container: Entity,
+    /// The source container.
+    pub from: Entity,
+    /// The target container.
+    pub to: Entity,
+    /// The engine's outcome.
+    pub outcome: Transferred,
+}
+
 /// A forced removal (resize, owner gone, new rules or tuning) was settled or
 /// refused.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
 pub struct ItemsForcedOut {
     /// The container.
+    #[event_target]
     pub container: Entity,
     /// The engine's outcome.
     pub outcome: ForcedOut,
     /// Where the portions ended up.
     pub settled: Vec<Settled>,
-    /// Fallbacks taken, in words.
-    pub warnings: Vec<String>,
+    /// Fallbacks taken.
+    pub warnings: Vec<Fallback>,
 }
 
 /// A sort or a move was done or refused.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
 pub struct ContainerRearranged {
     /// The container.
+    #[event_target]
     pub container: Entity,
     /// The outcome.
     pub outcome: Rearranged,
 }
 
-/// A container was despawned holding items: they became loose pickups.
+/// A container's rules attached: it answers requests from now on.
+#[derive(Message, EntityEvent, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContainerReady {
+    /// The container.
+    #[event_target]
+    pub container: Entity,
+}
+
+/// A container was despawned holding items under [`super::DespawnPolicy::Spill`]:
+/// they became loose pickups. Written as a message (the entity is gone, so
+/// there is no entity event).
 #[derive(Message, Debug, Clone, PartialEq, Eq)]
 pub struct ContainerSpilled {
     /// The despawned container.
@@ -191,21 +508,32 @@ pub struct ContainerSpilled {
     pub settled: Vec<Settled>,
 }
 
+/// A container was despawned under [`super::DespawnPolicy::LeaveWithContents`]
+/// (a level unloading): its items left the world with it, listed here.
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct ContainerLeftWorld {
+    /// The despawned container.
+    pub container: Entity,
+    /// Every stack it held (slot order; slotless: by type).
+    pub contents: Vec<(ItemType, u32)>,
+}
+
 /// A request could not reach its container (no such entity, or no
 /// contents yet); nothing moved and the items stay with the caller.
-#[derive(Message, Debug, Clone, PartialEq, Eq)]
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
 pub struct RequestUnanswered {
     /// The container named.
+    #[event_target]
     pub container: Entity,
     /// Why.
-    pub reason: String,
+    pub reason: NotAnswered,
 }
 
 /// An adoption file (re)loaded with errors: containers using it keep their
 /// previous rules.
 #[derive(Message, Debug, Clone)]
 pub struct AdoptionRejected {
-    /// The asset path.
+    /// The asset path, when the asset has one.
     pub path: String,
     /// Every problem, rendered.
     pub message: String,
@@ -215,18 +543,15 @@ pub struct AdoptionRejected {
 
 /// Registers every request and outcome message.
 pub(crate) fn register(app: &mut App) {
-    app.add_message::<Deliver>()
-        .add_message::<PickUp>()
-        .add_message::<Take>()
-        .add_message::<Resize>()
-        .add_message::<EmptyForGoneOwner>()
-        .add_message::<Sort>()
-        .add_message::<MoveItems>()
+    app.add_message::<ContainerRequest>()
         .add_message::<ItemsDelivered>()
         .add_message::<ItemsTaken>()
+        .add_message::<ItemsTransferred>()
         .add_message::<ItemsForcedOut>()
         .add_message::<ContainerRearranged>()
+        .add_message::<ContainerReady>()
         .add_message::<ContainerSpilled>()
+        .add_message::<ContainerLeftWorld>()
         .add_message::<RequestUnanswered>()
         .add_message::<AdoptionRejected>();
 }

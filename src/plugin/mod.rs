@@ -4,26 +4,65 @@
 //!
 //! | set | systems |
 //! | --- | --- |
-//! | [`ContainerSystems::Rules`] | give new containers their engine once the adoption loads; recompile on hot reload, tuning change or new slot rules (a forced removal, reported as [`ItemsForcedOut`]); report adoptions that fail to load ([`AdoptionRejected`]) |
-//! | [`ContainerSystems::Requests`] | answer [`PickUp`], [`Deliver`], [`Take`], [`MoveItems`], [`Sort`], [`Resize`], [`EmptyForGoneOwner`] in that order, each with one outcome message |
+//! | [`ContainerSystems::Rules`] | give new containers their engine once the adoption loads ([`ContainerReady`]); recompile on hot reload, tuning change or new slot rules (a forced removal, reported as [`ItemsForcedOut`]); report adoptions that fail to load ([`AdoptionRejected`]) |
+//! | [`ContainerSystems::Requests`] | answer every [`ContainerRequest`] of the frame in the order written, each with one outcome |
 //!
-//! and an observer that spills a despawned container's items as
-//! [`LoosePickup`]s ([`ContainerSpilled`]). The [`Containers`] system
-//! parameter answers the same requests immediately, and saves and loads
-//! contents ([`Containers::save`], [`Containers::load`]).
+//! and an observer that settles a despawned container's items by its
+//! [`DespawnPolicy`] ([`ContainerSpilled`] or [`ContainerLeftWorld`]).
+//!
+//! **Requests in one frame** are answered in the order they were written,
+//! whatever their kind: a take written before a delivery is answered first,
+//! and the delivery sees the slots it freed (spec section 13). Write them
+//! with a `MessageWriter<ContainerRequest>`, with `commands.write_message`,
+//! or with [`ContainerCommandsExt`] (written when the commands apply). The
+//! [`Containers`] system parameter answers the same requests at once, in
+//! the calling system; a call there is not queued behind the frame's
+//! messages.
+//!
+//! **Outcomes** ([`ItemsDelivered`], [`ItemsTaken`], [`ItemsTransferred`],
+//! [`ItemsForcedOut`], [`ContainerRearranged`], [`RequestUnanswered`]) come
+//! out in the same order, each as a message and as an entity event on its
+//! container, so `commands.entity(chest).observe(|d: On<ItemsDelivered>| ..)`
+//! sees that chest's outcomes only.
 //!
 //! ```
 //! use bevy::prelude::*;
+//! use bevy_container::adoption::{self, Format};
 //! use bevy_container::plugin::*;
+//!
+//! // a pouch with three slots of five herbs, already full
+//! let bytes = br#"{"contract": "container", "version": 1,
+//!   "answers": {"capacity-limit": "slot-count", "partial-acceptance": "fill-what-fits",
+//!     "leftover-destination": "left-where-it-is", "fill-order": "top-up-then-first-empty",
+//!     "draw-order": "first-in-order", "type-restriction": "any-item"},
+//!   "values": {"slot-count": 3, "size-budget": 0},
+//!   "rows": {"items": [{"id": "herb", "stack-limit": 5, "when-forced-out": "never"},
+//!                      {"id": "sword", "stack-limit": 1, "when-forced-out": "never"}]}}"#;
+//! let pouch_rules = adoption::read(bytes, Format::Json, Default::default()).unwrap();
 //!
 //! let mut app = App::new();
 //! app.add_plugins((MinimalPlugins, AssetPlugin::default(), ContainerPlugin::default()));
+//! let handle = app.world_mut().resource_mut::<Assets<AdoptionAsset>>().add(AdoptionAsset::new(pouch_rules));
+//! let pouch = app.world_mut().spawn(Container::new(handle)).id();
+//! app.update(); // the rules attach: ContainerReady
+//! app.world_mut().write_message(ContainerRequest::from(Deliver::new(pouch, "herb", 15)));
 //! app.update();
-//! assert!(app.world().contains_resource::<ContainerTuning>());
+//!
+//! // the craft, in one frame: take ten herbs, then deliver the sword made of them
+//! app.world_mut().write_message(ContainerRequest::from(Take::new(pouch, "herb", 10)));
+//! app.world_mut().write_message(ContainerRequest::from(Deliver::new(pouch, "sword", 1)));
+//! app.update();
+//!
+//! let contents = app.world().get::<ContainerContents>(pouch).unwrap();
+//! assert_eq!(contents.count("sword"), 1); // it landed in a freed slot, not on the ground
+//! assert_eq!(contents.count("herb"), 5);
+//! assert!(app.world_mut().query::<&LoosePickup>().iter(app.world()).next().is_none());
 //! ```
 
 mod asset;
+mod commands;
 mod components;
+mod containers;
 mod messages;
 mod settle;
 mod systems;
@@ -32,11 +71,14 @@ use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
 pub use asset::{AdoptionAsset, AdoptionLoadError, AdoptionLoader};
+pub use commands::ContainerCommandsExt;
 pub use components::{
-    Container, ContainerContents, ContainerSlotRules, LoosePickup, OverflowStore,
+    Container, ContainerContents, ContainerSlotRules, DespawnPolicy, LoosePickup, OverflowSources,
+    OverflowStore,
 };
+pub use containers::{Containers, LoadError, NotAnswered};
 pub use messages::*;
-pub use settle::{Containers, LoadError, NotAnswered, PickupPlacement};
+pub use settle::PickupPlacement;
 
 use crate::adoption::Tuning;
 
@@ -89,6 +131,8 @@ impl Plugin for ContainerPlugin {
             .register_type::<OverflowStore>()
             .register_type::<ContainerSlotRules>()
             .register_type::<LoosePickup>()
+            .register_type::<OverflowSources>()
+            .register_type::<DespawnPolicy>()
             .add_plugins(messages::register)
             .configure_sets(
                 self.schedule,

@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use bevy::asset::AssetLoadFailedEvent;
 use bevy::prelude::*;
+use bevy::transform::helper::TransformHelper;
 
 use super::ContainerTuning;
 use super::asset::AdoptionAsset;
-use super::components::{Container, ContainerContents, ContainerSlotRules};
+use super::components::{Container, ContainerContents, ContainerSlotRules, DespawnPolicy};
+use super::containers::Containers;
 use super::messages::*;
-use super::settle::{Containers, PickupPlacement, spawn_pickup};
+use super::settle::{PickupPlacement, spawn_pickup};
 use crate::adoption::{Report, Tuning};
-use crate::contents::Contents;
+use crate::contents::{Contents, ItemType};
 use crate::hash::FxHashMap;
 use crate::rules::Rules;
 
@@ -75,6 +77,8 @@ pub(crate) fn attach_engines(
     tuning: Res<ContainerTuning>,
     mut compiled: ResMut<CompiledRules>,
     mut reported: Local<BTreeSet<Entity>>,
+    mut ready: MessageWriter<ContainerReady>,
+    mut commands: Commands,
 ) {
     for (entity, container, mut contents, slot_rules) in &mut containers {
         if contents.engine.is_some() {
@@ -94,6 +98,8 @@ pub(crate) fn attach_engines(
                 contents.adoption = Some(asset.id.clone());
                 contents.refresh();
                 reported.remove(&entity);
+                ready.write(ContainerReady { container: entity });
+                commands.trigger(ContainerReady { container: entity });
             }
             Err(report) => {
                 if reported.insert(entity) {
@@ -149,7 +155,7 @@ pub(crate) fn apply_adoption_changes(
         let rules = match compiled.get(id, asset, &tuning.0) {
             Ok(r) => r,
             Err(report) => {
-                reject(&mut rejected, id, report);
+                reject(&mut rejected, id, Some(asset.id.path.clone()), report);
                 continue;
             }
         };
@@ -169,14 +175,16 @@ pub(crate) fn apply_adoption_changes(
 fn reject(
     rejected: &mut MessageWriter<AdoptionRejected>,
     id: AssetId<AdoptionAsset>,
+    path: Option<String>,
     report: Report,
 ) {
+    let name = path.clone().unwrap_or_else(|| format!("{id:?}"));
     let message = format!(
-        "adoption {id:?} does not compile with the game's tuning; containers using it keep their previous rules:\n{report}"
+        "adoption {name} does not compile with the game's tuning; containers using it keep their previous rules:\n{report}"
     );
     warn!("{message}");
     rejected.write(AdoptionRejected {
-        path: format!("{id:?}"),
+        path: path.unwrap_or_else(|| format!("{id:?}")),
         message,
         report: Some(report),
     });
@@ -211,7 +219,7 @@ pub(crate) fn apply_tuning_changes(
         let rules = match compiled.get(id, asset, &tuning.0) {
             Ok(rules) => rules,
             Err(report) => {
-                reject(&mut rejected, id, report);
+                reject(&mut rejected, id, Some(asset.id.path.clone()), report);
                 failed.push(id);
                 continue;
             }
@@ -240,54 +248,37 @@ pub(crate) fn apply_slot_rules_changes(
     }
 }
 
-/// Answers the request messages, in this order each frame: pickups and
-/// deliveries, takes, moves, sorts, resizes, owners gone.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn handle_requests(
-    mut pick_ups: MessageReader<PickUp>,
-    mut delivers: MessageReader<Deliver>,
-    mut takes: MessageReader<Take>,
-    mut moves: MessageReader<MoveItems>,
-    mut sorts: MessageReader<Sort>,
-    mut resizes: MessageReader<Resize>,
-    mut gone: MessageReader<EmptyForGoneOwner>,
-    mut ops: Containers,
-) {
-    for r in pick_ups.read() {
-        let _ = ops.pick_up(r.container, r.pickup);
-    }
-    for r in delivers.read() {
-        ops.answer_deliver(r);
-    }
-    for r in takes.read() {
-        ops.answer_take(r);
-    }
-    for r in moves.read() {
-        let _ = ops.move_items(r.container, r.from, r.to, r.amount);
-    }
-    for r in sorts.read() {
-        let order: Vec<&str> = r.order.iter().map(String::as_str).collect();
-        let _ = ops.sort(r.container, &order);
-    }
-    for r in resizes.read() {
-        let _ = ops.resize(r.container, r.slot_count, r.size_budget);
-    }
-    for r in gone.read() {
-        let _ = ops.owner_gone(r.container);
+/// Answers the request messages in the order they were written, whatever
+/// their kind (spec section 13).
+pub(crate) fn handle_requests(mut requests: MessageReader<ContainerRequest>, mut ops: Containers) {
+    for r in requests.read() {
+        ops.answer(r);
     }
 }
 
-/// A container despawned holding items drops them as loose pickups:
-/// despawning cannot be refused, so nothing may vanish with it.
+/// What the despawn observer reads of a container.
+type Despawning = (
+    &'static ContainerContents,
+    Option<&'static DespawnPolicy>,
+    Option<&'static GlobalTransform>,
+    Option<&'static Transform>,
+);
+
+/// A container despawned holding items: by its [`DespawnPolicy`], they fall
+/// out as loose pickups where it was, or leave the world with it, listed in
+/// [`ContainerLeftWorld`]. Despawning cannot be refused, so nothing may
+/// vanish unreported.
 pub(crate) fn spill_on_despawn(
     removed: On<Remove, ContainerContents>,
-    containers: Query<(&ContainerContents, Option<&Transform>)>,
+    containers: Query<Despawning>,
+    transforms: TransformHelper,
     mut placement: ResMut<PickupPlacement>,
     mut spilled: MessageWriter<ContainerSpilled>,
+    mut left: MessageWriter<ContainerLeftWorld>,
     mut commands: Commands,
 ) {
     let entity = removed.entity;
-    let Ok((contents, transform)) = containers.get(entity) else {
+    let Ok((contents, policy, global, local)) = containers.get(entity) else {
         return;
     };
     let Some(engine) = contents.engine() else {
@@ -296,16 +287,35 @@ pub(crate) fn spill_on_despawn(
     if engine.is_empty() {
         return;
     }
-    let base = transform.map_or(Vec3::ZERO, |t| t.translation);
-    let mut settled = Vec::new();
-    let stacks: Vec<(String, u32)> = engine
+    let stacks: Vec<(ItemType, u32)> = engine
         .slots()
         .flatten()
-        .map(|s| (s.item.to_string(), s.amount))
-        .chain(engine.holdings().map(|(k, v)| (k.to_string(), v)))
+        .map(|s| (s.item.clone(), s.amount))
+        .chain(engine.holdings().map(|(k, v)| (k.clone(), v)))
         .collect();
+    if policy == Some(&DespawnPolicy::LeaveWithContents) {
+        info!(
+            "container {entity} left the world with {} stacks (DespawnPolicy::LeaveWithContents)",
+            stacks.len()
+        );
+        left.write(ContainerLeftWorld {
+            container: entity,
+            contents: stacks,
+        });
+        return;
+    }
+    // the ancestors may be going too: fall back to the last propagated
+    // world position, then the local one
+    let base = transforms
+        .compute_global_transform(entity)
+        .map(|g| g.translation())
+        .ok()
+        .or(global.map(GlobalTransform::translation))
+        .or(local.map(|t| t.translation))
+        .unwrap_or(Vec3::ZERO);
+    let mut settled = Vec::new();
     for (item, amount) in stacks {
-        let pickup = spawn_pickup(&mut commands, &mut placement, base, &item, amount);
+        let pickup = spawn_pickup(&mut commands, &mut placement, base, item.as_str(), amount);
         settled.push(Settled::Pickup {
             pickup,
             item,
@@ -313,7 +323,7 @@ pub(crate) fn spill_on_despawn(
         });
     }
     warn!(
-        "container {entity} was despawned holding items; they lie where it was as {} loose pickups. Send EmptyForGoneOwner first to settle them by the rules",
+        "container {entity} was despawned holding items; they lie where it was as {} loose pickups. Send EmptyForGoneOwner first to settle them by the rules, or give it DespawnPolicy::LeaveWithContents",
         settled.len()
     );
     spilled.write(ContainerSpilled {

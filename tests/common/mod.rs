@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 pub struct Seen {
     pub delivered: Vec<ItemsDelivered>,
     pub taken: Vec<ItemsTaken>,
+    pub transferred: Vec<ItemsTransferred>,
     pub forced: Vec<ItemsForcedOut>,
     pub rearranged: Vec<ContainerRearranged>,
     pub spilled: Vec<ContainerSpilled>,
@@ -21,6 +22,7 @@ pub struct Seen {
 type Readers<'w, 's> = (
     MessageReader<'w, 's, ItemsDelivered>,
     MessageReader<'w, 's, ItemsTaken>,
+    MessageReader<'w, 's, ItemsTransferred>,
     MessageReader<'w, 's, ItemsForcedOut>,
     MessageReader<'w, 's, ContainerRearranged>,
     MessageReader<'w, 's, ContainerSpilled>,
@@ -29,9 +31,10 @@ type Readers<'w, 's> = (
 );
 
 fn collect(mut seen: ResMut<Seen>, readers: Readers) {
-    let (mut d, mut t, mut f, mut r, mut s, mut u, mut j) = readers;
+    let (mut d, mut t, mut x, mut f, mut r, mut s, mut u, mut j) = readers;
     seen.delivered.extend(d.read().cloned());
     seen.taken.extend(t.read().cloned());
+    seen.transferred.extend(x.read().cloned());
     seen.forced.extend(f.read().cloned());
     seen.rearranged.extend(r.read().cloned());
     seen.spilled.extend(s.read().cloned());
@@ -105,8 +108,8 @@ pub fn slots(app: &App, e: Entity) -> Vec<Option<(String, u32)>> {
     app.world()
         .get::<ContainerContents>(e)
         .unwrap()
-        .slots
-        .clone()
+        .slots()
+        .to_vec()
 }
 
 pub fn pickups(app: &mut App) -> Vec<(Entity, LoosePickup, Vec3)> {
@@ -121,8 +124,8 @@ pub fn pickups(app: &mut App) -> Vec<(Entity, LoosePickup, Vec3)> {
     v
 }
 
-pub fn send<M: Message>(app: &mut App, m: M) {
-    app.world_mut().write_message(m);
+pub fn send(app: &mut App, m: impl Into<ContainerRequest>) {
+    app.world_mut().write_message(m.into());
     app.update();
 }
 

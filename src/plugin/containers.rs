@@ -1,0 +1,622 @@
+//! The [`Containers`] system parameter: engine operations on container
+//! entities, answered at once, their items settled by [`super::settle`] and
+//! their outcomes reported like the request messages' outcomes.
+
+use std::sync::Arc;
+
+use bevy::ecs::entity::Entities;
+use bevy::ecs::system::SystemParam;
+use bevy::prelude::*;
+use bevy::transform::helper::TransformHelper;
+
+use super::components::{ContainerContents, LoosePickup, OverflowStore};
+use super::messages::*;
+use super::settle::{Ledger, PickupPlacement};
+use crate::contents::{
+    Contents, Delivered, ForcedOut, Rearranged, Taken, TransferRequest, Transferred,
+};
+use crate::decimal::Decimal;
+use crate::rules::Rules;
+use crate::save::{AdoptionId, LoadRefused, SavedContents};
+
+/// Runs container operations right away and settles their items: for game
+/// code that needs the answer now ("take 3 wood: did I get them?"). The
+/// request messages go through the same code, so both paths obey the same
+/// rules. Every operation also writes its outcome message and triggers its
+/// outcome event.
+///
+/// **Order.** A call here is answered when it is made. Request messages
+/// wait for [`super::ContainerSystems::Requests`] and are answered there in
+/// the order written. So in a system that runs before that set, a call
+/// here is answered before every message of the frame, even one written
+/// earlier; write messages only (or calls only) when the order between
+/// them matters.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::plugin::Containers;
+///
+/// #[derive(Component)]
+/// struct Workbench { bag: Entity }
+///
+/// fn craft_plank(mut containers: Containers, bench: Single<&Workbench>) {
+///     if containers.count(bench.bag, "wood") >= 3 {
+///         let taken = containers.take(bench.bag, "wood", 3, None).unwrap();
+///         if taken.taken == 3 {
+///             containers.deliver(bench.bag, "plank", 1, None).unwrap();
+///         }
+///     }
+/// }
+/// # let _ = craft_plank;
+/// ```
+#[derive(SystemParam)]
+pub struct Containers<'w, 's> {
+    pub(super) contents: Query<
+        'w,
+        's,
+        (
+            &'static mut ContainerContents,
+            Option<&'static OverflowStore>,
+        ),
+    >,
+    pub(super) pickups: Query<'w, 's, &'static mut LoosePickup, Without<ContainerContents>>,
+    pub(super) entities: &'w Entities,
+    pub(super) transforms: TransformHelper<'w, 's>,
+    pub(super) globals: Query<'w, 's, &'static GlobalTransform>,
+    pub(super) placement: ResMut<'w, PickupPlacement>,
+    pub(super) commands: Commands<'w, 's>,
+    delivered: MessageWriter<'w, ItemsDelivered>,
+    taken: MessageWriter<'w, ItemsTaken>,
+    transferred: MessageWriter<'w, ItemsTransferred>,
+    forced: MessageWriter<'w, ItemsForcedOut>,
+    rearranged: MessageWriter<'w, ContainerRearranged>,
+    unanswered: MessageWriter<'w, RequestUnanswered>,
+}
+
+/// Why a request did not reach a container's engine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotAnswered {
+    /// The entity has no container.
+    #[error("entity {0} is not a container; add Container to it")]
+    NotAContainer(Entity),
+    /// The adoption is not loaded (or did not compile) yet.
+    #[error(
+        "container {0} has no contents yet: its adoption is still loading or has errors (wait for ContainerReady)"
+    )]
+    NotReady(Entity),
+    /// The entity named as a pickup is not a loose pickup.
+    #[error("entity {0} is not a loose pickup")]
+    NotAPickup(Entity),
+    /// The pickup holds another type than the one delivered.
+    #[error("pickup {pickup} holds {holds}, not {item}; deliver its own item")]
+    OtherPickupItem {
+        /// The pickup.
+        pickup: Entity,
+        /// What it holds.
+        holds: String,
+        /// What the delivery named.
+        item: String,
+    },
+}
+
+/// Why a save did not load into a container.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The container cannot take requests.
+    #[error(transparent)]
+    NotAnswered(#[from] NotAnswered),
+    /// The container holds items; a load would replace them.
+    #[error(
+        "container {0} holds items and a load would replace them; load into an empty container"
+    )]
+    NotEmpty(Entity),
+    /// The migration to the current rules was refused; nothing was loaded.
+    #[error(transparent)]
+    Refused(#[from] LoadRefused),
+}
+
+impl Containers<'_, '_> {
+    /// How many of `item` `container` holds (0 when it is not a container).
+    pub fn count(&self, container: Entity, item: &str) -> u64 {
+        self.contents
+            .get(container)
+            .map_or(0, |(c, _)| c.count(item))
+    }
+
+    /// The engine of `container`, once loaded.
+    pub fn contents(&self, container: Entity) -> Option<&Contents> {
+        self.contents
+            .get(container)
+            .ok()
+            .and_then(|(c, _)| c.engine())
+    }
+
+    /// Runs `op` on `container`'s engine; when the outcome changed
+    /// anything, refreshes the mirror (only the slots it names, when it
+    /// knows them) and marks the component changed.
+    pub(super) fn with_engine<R: Touches>(
+        &mut self,
+        container: Entity,
+        op: impl FnOnce(&mut Contents) -> R,
+    ) -> Result<R, NotAnswered> {
+        let (mut m, _) = self
+            .contents
+            .get_mut(container)
+            .map_err(|_| NotAnswered::NotAContainer(container))?;
+        let c = m.bypass_change_detection();
+        let engine = c.engine.as_mut().ok_or(NotAnswered::NotReady(container))?;
+        let r = op(engine);
+        let changed = r.changed();
+        if changed {
+            r.refresh(c);
+            m.set_changed();
+        }
+        Ok(r)
+    }
+
+    pub(super) fn unanswered(&mut self, container: Entity, why: &NotAnswered) {
+        warn!("{why}");
+        let event = RequestUnanswered {
+            container,
+            reason: why.clone(),
+        };
+        if self.entities.contains(container) {
+            self.commands.trigger(event.clone());
+        }
+        self.unanswered.write(event);
+    }
+
+    /// Delivers `amount` of `item` to `container` and settles what does not
+    /// enter. See [`super::Deliver`].
+    pub fn deliver(
+        &mut self,
+        container: Entity,
+        item: &str,
+        amount: u32,
+        sender: Option<Entity>,
+    ) -> Result<ItemsDelivered, NotAnswered> {
+        let msg = self.settle_delivery(container, item, amount, sender)?;
+        self.commands.trigger(msg.clone());
+        self.delivered.write(msg.clone());
+        Ok(msg)
+    }
+
+    /// Answers one request message, writing its outcome message only (no
+    /// copy for a caller).
+    pub(crate) fn answer(&mut self, r: &ContainerRequest) {
+        match r {
+            ContainerRequest::Deliver(r) => {
+                if let Ok(msg) =
+                    self.settle_delivery(r.container, r.item.as_str(), r.amount, r.sender)
+                {
+                    self.commands.trigger(msg.clone());
+                    self.delivered.write(msg);
+                }
+            }
+            ContainerRequest::PickUp(r) => drop(self.pick_up(r.container, r.pickup)),
+            ContainerRequest::Take(r) => {
+                if let Ok(outcome) =
+                    self.settle_take(r.container, r.item.as_str(), r.amount, r.slot)
+                {
+                    let msg = ItemsTaken {
+                        container: r.container,
+                        outcome,
+                    };
+                    self.commands.trigger(msg.clone());
+                    self.taken.write(msg);
+                }
+            }
+            ContainerRequest::Transfer(r) => drop(self.transfer(r.from, r.to, &r.request)),
+            ContainerRequest::Move(r) => drop(self.move_items(r.container, r.from, r.to, r.amount)),
+            ContainerRequest::Sort(r) => {
+                let order: Vec<&str> = r.order.iter().map(|t| t.as_str()).collect();
+                drop(self.sort(r.container, &order));
+            }
+            ContainerRequest::Resize(r) => {
+                drop(self.resize(r.container, r.slot_count, r.size_budget))
+            }
+            ContainerRequest::EmptyForGoneOwner(r) => drop(self.owner_gone(r.container)),
+        }
+    }
+
+    fn settle_delivery(
+        &mut self,
+        container: Entity,
+        item: &str,
+        amount: u32,
+        sender: Option<Entity>,
+    ) -> Result<ItemsDelivered, NotAnswered> {
+        // Items offered by a pickup leave it now; what is not accepted goes
+        // back into it below.
+        let mut offered = amount;
+        let pickup = sender.filter(|s| self.pickups.contains(*s));
+        if let Some(p) = pickup
+            && let Ok(mut pk) = self.pickups.get_mut(p)
+        {
+            if pk.item != item {
+                let why = NotAnswered::OtherPickupItem {
+                    pickup: p,
+                    holds: pk.item.clone(),
+                    item: item.to_string(),
+                };
+                self.unanswered(container, &why);
+                return Err(why);
+            }
+            offered = offered.min(pk.amount);
+            pk.amount -= offered;
+        }
+        let outcome = match self.with_engine(container, |e| e.deliver(item, offered)) {
+            Ok(o) => o,
+            Err(why) => {
+                if let Some(p) = pickup
+                    && let Ok(mut pk) = self.pickups.get_mut(p)
+                {
+                    pk.amount += offered;
+                }
+                self.unanswered(container, &why);
+                return Err(why);
+            }
+        };
+        let mut ledger = Ledger::default();
+        self.settle_delivered(container, sender, &outcome, &mut ledger);
+        if let Some(p) = pickup
+            && self.pickups.get(p).is_ok_and(|pk| pk.amount == 0)
+        {
+            self.commands.entity(p).despawn();
+        }
+        Ok(ItemsDelivered {
+            container,
+            sender,
+            outcome,
+            settled: ledger.settled,
+            warnings: ledger.warnings,
+        })
+    }
+
+    /// Picks up a loose pickup into `container`.
+    pub fn pick_up(
+        &mut self,
+        container: Entity,
+        pickup: Entity,
+    ) -> Result<ItemsDelivered, NotAnswered> {
+        // a pickup emptied earlier in this frame is despawned with the
+        // frame's commands: it is no pickup any more
+        let Some(pk) = self.pickups.get(pickup).ok().filter(|pk| pk.amount > 0) else {
+            let why = NotAnswered::NotAPickup(pickup);
+            self.unanswered(container, &why);
+            return Err(why);
+        };
+        let (item, amount) = (pk.item.clone(), pk.amount);
+        self.deliver(container, &item, amount, Some(pickup))
+    }
+
+    /// Takes up to `amount` of `item` (from `slot` when given); the taken
+    /// items are the caller's.
+    pub fn take(
+        &mut self,
+        container: Entity,
+        item: &str,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Result<Taken, NotAnswered> {
+        let outcome = self.settle_take(container, item, amount, slot)?;
+        let msg = ItemsTaken {
+            container,
+            outcome: outcome.clone(),
+        };
+        self.commands.trigger(msg.clone());
+        self.taken.write(msg);
+        Ok(outcome)
+    }
+
+    fn settle_take(
+        &mut self,
+        container: Entity,
+        item: &str,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Result<Taken, NotAnswered> {
+        self.with_engine(container, |e| e.take_inner(item, amount, slot))
+            .inspect_err(|why| self.unanswered(container, why))
+    }
+
+    /// Transfers items from `from` to `to` as one request (spec section
+    /// 11); `from == to` is a move within one container. See
+    /// [`super::Transfer`].
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::contents::TransferRequest;
+    /// use bevy_container::plugin::Containers;
+    ///
+    /// #[derive(Component)]
+    /// struct Loot { chest: Entity, bag: Entity }
+    ///
+    /// // drag the chest's first stack onto the bag's third slot
+    /// fn drag(mut containers: Containers, loot: Single<&Loot>) {
+    ///     let moved = containers.transfer(loot.chest, loot.bag, &TransferRequest::from_slot(0, 5).to_slot(2));
+    ///     if let Ok(t) = moved {
+    ///         info!("{t}"); // "moved 5 of 5 arrow", or why it was refused
+    ///     }
+    /// }
+    /// # let _ = drag;
+    /// ```
+    pub fn transfer(
+        &mut self,
+        from: Entity,
+        to: Entity,
+        request: &TransferRequest,
+    ) -> Result<Transferred, NotAnswered> {
+        let outcome = if from == to {
+            self.with_engine(from, |e| e.transfer_within(request))
+        } else {
+            self.transfer_between(from, to, request)
+        };
+        let outcome = outcome.inspect_err(|why| {
+            let at = match why {
+                NotAnswered::NotAContainer(e) | NotAnswered::NotReady(e) => *e,
+                _ => from,
+            };
+            self.unanswered(at, why)
+        })?;
+        let msg = ItemsTransferred {
+            container: from,
+            from,
+            to,
+            outcome: outcome.clone(),
+        };
+        self.commands.trigger(msg.clone());
+        if from != to {
+            self.commands.trigger(ItemsTransferred {
+                container: to,
+                ..msg.clone()
+            });
+        }
+        self.transferred.write(msg);
+        Ok(outcome)
+    }
+
+    fn transfer_between(
+        &mut self,
+        from: Entity,
+        to: Entity,
+        request: &TransferRequest,
+    ) -> Result<Transferred, NotAnswered> {
+        for e in [from, to] {
+            match self.contents.get(e) {
+                Err(_) => return Err(NotAnswered::NotAContainer(e)),
+                Ok((c, _)) if c.engine.is_none() => return Err(NotAnswered::NotReady(e)),
+                Ok(_) => {}
+            }
+        }
+        let Ok([(mut a, _), (mut b, _)]) = self.contents.get_many_mut([from, to]) else {
+            return Err(NotAnswered::NotAContainer(from));
+        };
+        let (ca, cb) = (a.bypass_change_detection(), b.bypass_change_detection());
+        let (Some(source), Some(target)) = (ca.engine.as_mut(), cb.engine.as_mut()) else {
+            return Err(NotAnswered::NotReady(from));
+        };
+        let outcome = source.transfer(target, request);
+        if outcome.moved > 0 {
+            ca.refresh();
+            cb.refresh();
+            a.set_changed();
+            b.set_changed();
+        }
+        Ok(outcome)
+    }
+
+    /// Changes `container`'s capacity; forced-out items are settled.
+    pub fn resize(
+        &mut self,
+        container: Entity,
+        slot_count: Option<u32>,
+        size_budget: Option<Decimal>,
+    ) -> Result<ForcedOut, NotAnswered> {
+        self.force(container, |e| e.resize(slot_count, size_budget))
+    }
+
+    /// Empties `container` because its owner is gone.
+    pub fn owner_gone(&mut self, container: Entity) -> Result<ForcedOut, NotAnswered> {
+        self.force(container, Contents::owner_gone)
+    }
+
+    /// Puts new rules in force on `container` (reload, tuning).
+    pub fn change_rules(
+        &mut self,
+        container: Entity,
+        rules: Arc<Rules>,
+    ) -> Result<ForcedOut, NotAnswered> {
+        self.force(container, |e| e.change_rules(rules))
+    }
+
+    /// Puts new slot rules in force on a `by-slot` container.
+    pub fn change_slot_rules(
+        &mut self,
+        container: Entity,
+        slot_rules: crate::contents::SlotRules,
+    ) -> Result<ForcedOut, NotAnswered> {
+        self.force(container, |e| e.change_slot_rules(slot_rules))
+    }
+
+    fn force(
+        &mut self,
+        container: Entity,
+        op: impl FnOnce(&mut Contents) -> ForcedOut,
+    ) -> Result<ForcedOut, NotAnswered> {
+        let outcome = match self.with_engine(container, op) {
+            Ok(o) => o,
+            Err(why) => {
+                self.unanswered(container, &why);
+                return Err(why);
+            }
+        };
+        self.report_forced(container, &outcome);
+        Ok(outcome)
+    }
+
+    /// Settles the portions of a forced removal and reports it.
+    fn report_forced(&mut self, container: Entity, outcome: &ForcedOut) {
+        let mut ledger = Ledger::default();
+        self.settle_forced(container, outcome, &mut ledger);
+        if let Some(short) = &outcome.refused {
+            info!("container {container}: forced removal refused, {short} cannot leave");
+        }
+        let msg = ItemsForcedOut {
+            container,
+            outcome: outcome.clone(),
+            settled: ledger.settled,
+            warnings: ledger.warnings,
+        };
+        self.commands.trigger(msg.clone());
+        self.forced.write(msg);
+    }
+
+    /// Saves `container`'s contents with the adoption in force.
+    pub fn save(&self, container: Entity) -> Result<SavedContents, NotAnswered> {
+        let (c, _) = self
+            .contents
+            .get(container)
+            .map_err(|_| NotAnswered::NotAContainer(container))?;
+        match (c.engine(), c.adoption()) {
+            (Some(e), Some(id)) => Ok(e.save(id)),
+            _ => Err(NotAnswered::NotReady(container)),
+        }
+    }
+
+    /// Loads a save into `container`, which must be empty (a load never
+    /// replaces items). Under a changed adoption the items its rules no
+    /// longer hold leave by their forced-out rules and are settled like any
+    /// forced removal ([`ItemsForcedOut`] with cause `loaded`). A refused
+    /// migration loads nothing.
+    pub fn load(
+        &mut self,
+        container: Entity,
+        save: &SavedContents,
+    ) -> Result<ForcedOut, LoadError> {
+        let (c, _) = self
+            .contents
+            .get(container)
+            .map_err(|_| NotAnswered::NotAContainer(container))?;
+        let (Some(engine), Some(id)) = (c.engine(), c.adoption()) else {
+            return Err(NotAnswered::NotReady(container).into());
+        };
+        if !engine.is_empty() {
+            return Err(LoadError::NotEmpty(container));
+        }
+        let loaded = Contents::load(
+            engine.rules().clone(),
+            engine.slot_rules().cloned(),
+            save,
+            id,
+        )?;
+        if let Ok((mut c, _)) = self.contents.get_mut(container) {
+            c.engine = Some(loaded.contents);
+            c.refresh();
+        }
+        self.report_forced(container, &loaded.migrated);
+        Ok(loaded.migrated)
+    }
+
+    /// Records which adoption `container`'s rules now come from.
+    pub(crate) fn set_adoption(&mut self, container: Entity, id: AdoptionId) {
+        if let Ok((mut c, _)) = self.contents.get_mut(container) {
+            c.bypass_change_detection().adoption = Some(id);
+        }
+    }
+
+    /// Sorts `container`.
+    pub fn sort(&mut self, container: Entity, order: &[&str]) -> Result<Rearranged, NotAnswered> {
+        self.rearrange(container, |e| e.sort(order))
+    }
+
+    /// Moves items between two slots of `container`.
+    pub fn move_items(
+        &mut self,
+        container: Entity,
+        from: u32,
+        to: u32,
+        amount: Option<u32>,
+    ) -> Result<Rearranged, NotAnswered> {
+        self.rearrange(container, |e| e.move_items(from, to, amount))
+    }
+
+    fn rearrange(
+        &mut self,
+        container: Entity,
+        op: impl FnOnce(&mut Contents) -> Rearranged,
+    ) -> Result<Rearranged, NotAnswered> {
+        let outcome = match self.with_engine(container, op) {
+            Ok(o) => o,
+            Err(why) => {
+                self.unanswered(container, &why);
+                return Err(why);
+            }
+        };
+        let msg = ContainerRearranged {
+            container,
+            outcome: outcome.clone(),
+        };
+        self.commands.trigger(msg.clone());
+        self.rearranged.write(msg);
+        Ok(outcome)
+    }
+}
+
+/// What an outcome changed, and how to refresh a container's mirror after
+/// it: only the slots it names when it knows them, all of it otherwise.
+pub(super) trait Touches {
+    /// Whether the contents or the capacity changed.
+    fn changed(&self) -> bool;
+    /// Brings the mirror up to date.
+    fn refresh(&self, c: &mut ContainerContents);
+}
+
+impl Touches for Delivered {
+    fn changed(&self) -> bool {
+        self.accepted > 0
+    }
+    fn refresh(&self, c: &mut ContainerContents) {
+        c.refresh_slots(self.item.as_str(), self.landed.iter().map(|l| l.slot));
+    }
+}
+
+impl Touches for Taken {
+    fn changed(&self) -> bool {
+        self.taken > 0
+    }
+    fn refresh(&self, c: &mut ContainerContents) {
+        c.refresh_slots(self.item.as_str(), self.from.iter().map(|l| l.slot));
+    }
+}
+
+impl Touches for ForcedOut {
+    fn changed(&self) -> bool {
+        // a forced removal that was not refused put new capacity or rules
+        // in force, even when nothing had to leave
+        self.refused.is_none()
+    }
+    fn refresh(&self, c: &mut ContainerContents) {
+        c.refresh();
+    }
+}
+
+impl Touches for Rearranged {
+    fn changed(&self) -> bool {
+        self.refused.is_none()
+    }
+    fn refresh(&self, c: &mut ContainerContents) {
+        c.refresh();
+    }
+}
+
+impl Touches for Transferred {
+    fn changed(&self) -> bool {
+        self.moved > 0
+    }
+    fn refresh(&self, c: &mut ContainerContents) {
+        c.refresh();
+    }
+}

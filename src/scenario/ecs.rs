@@ -1,0 +1,288 @@
+//! The scenario through the plugin: a headless `App` with one entity per
+//! container, each frame's steps written as [`ContainerRequest`] messages
+//! and answered by one `app.update()`, the outcomes read back in order by
+//! observers, and the world (containers, pickups on the ground, what was
+//! destroyed or kept by a caller) read after every frame.
+
+use std::collections::BTreeMap;
+
+use bevy::prelude::*;
+use serde_json::{Map, Value, json};
+
+use super::{Action, Request, Scenario, Step, StepOutcome, line};
+use crate::contents::ItemType;
+use crate::plugin::*;
+
+/// Every outcome of a frame, in the order the plugin reported them.
+#[derive(Resource, Default)]
+struct Recorded(Vec<Outcome>);
+
+enum Outcome {
+    Answered(StepOutcome, Vec<Settled>),
+    Unanswered(NotAnswered),
+}
+
+fn record(app: &mut App) {
+    app.init_resource::<Recorded>()
+        .add_observer(|d: On<ItemsDelivered>, mut r: ResMut<Recorded>| {
+            let d = d.event().clone();
+            r.0.push(Outcome::Answered(
+                StepOutcome::Delivered(d.outcome),
+                d.settled,
+            ));
+        })
+        .add_observer(|t: On<ItemsTaken>, mut r: ResMut<Recorded>| {
+            r.0.push(Outcome::Answered(
+                StepOutcome::Taken(t.outcome.clone()),
+                Vec::new(),
+            ));
+        })
+        .add_observer(|t: On<ItemsTransferred>, mut r: ResMut<Recorded>| {
+            // triggered on both containers: keep it once
+            if t.container == t.from {
+                r.0.push(Outcome::Answered(
+                    StepOutcome::Transferred(t.outcome.clone()),
+                    Vec::new(),
+                ));
+            }
+        })
+        .add_observer(|f: On<ItemsForcedOut>, mut r: ResMut<Recorded>| {
+            let f = f.event().clone();
+            r.0.push(Outcome::Answered(
+                StepOutcome::ForcedOut(f.outcome),
+                f.settled,
+            ));
+        })
+        .add_observer(|m: On<ContainerRearranged>, mut r: ResMut<Recorded>| {
+            r.0.push(Outcome::Answered(
+                StepOutcome::Rearranged(m.outcome.clone()),
+                Vec::new(),
+            ));
+        })
+        .add_observer(|u: On<RequestUnanswered>, mut r: ResMut<Recorded>| {
+            r.0.push(Outcome::Unanswered(u.reason.clone()));
+        });
+}
+
+/// The world of a scenario in a headless app.
+struct World {
+    app: App,
+    /// Each container's entity, in the scenario's order.
+    entities: Vec<Entity>,
+    /// Types to the total destroyed, and returned to a caller, so far.
+    destroyed: BTreeMap<String, u64>,
+    kept: BTreeMap<String, u64>,
+}
+
+impl World {
+    fn new(scenario: &Scenario) -> Result<World, String> {
+        scenario.rules()?;
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            AssetPlugin::default(),
+            ContainerPlugin::default(),
+        ));
+        app.insert_resource(ContainerTuning(scenario.tuning.clone()));
+        record(&mut app);
+        let mut entities = Vec::with_capacity(scenario.containers.len());
+        for c in &scenario.containers {
+            let handle = app
+                .world_mut()
+                .resource_mut::<Assets<AdoptionAsset>>()
+                .add(AdoptionAsset::new(c.adoption.clone()));
+            let mut e = app
+                .world_mut()
+                .spawn((Name::new(c.name.clone()), Container::new(handle)));
+            if let Some(sr) = &c.slot_rules {
+                e.insert(ContainerSlotRules(
+                    sr.accepts
+                        .iter()
+                        .map(|s| s.iter().cloned().collect())
+                        .collect(),
+                ));
+            }
+            entities.push(e.id());
+        }
+        for (c, &e) in scenario.containers.iter().zip(&entities) {
+            if let Some(store) = c.store {
+                app.world_mut()
+                    .entity_mut(e)
+                    .insert(OverflowStore(entities[store]));
+            }
+        }
+        app.update();
+        for (c, &e) in scenario.containers.iter().zip(&entities) {
+            let ready = app
+                .world()
+                .get::<ContainerContents>(e)
+                .is_some_and(ContainerContents::is_ready);
+            if !ready {
+                return Err(format!("container {}: its rules did not attach", c.name));
+            }
+        }
+        app.world_mut().resource_mut::<Recorded>().0.clear();
+        Ok(World {
+            app,
+            entities,
+            destroyed: BTreeMap::new(),
+            kept: BTreeMap::new(),
+        })
+    }
+
+    /// The request message for one step.
+    fn request(&self, r: &Request) -> ContainerRequest {
+        let container = self.entities[r.container];
+        match &r.action {
+            Action::Transfer { to, request } => Transfer {
+                from: container,
+                to: self.entities[*to],
+                request: request.clone(),
+            }
+            .into(),
+            Action::Step(step) => match step.clone() {
+                Step::Deliver { item, amount } => Deliver {
+                    container,
+                    item: item.into(),
+                    amount,
+                    sender: r.sender.map(|s| self.entities[s]),
+                }
+                .into(),
+                Step::Take { item, amount, slot } => Take {
+                    container,
+                    item: item.into(),
+                    amount,
+                    slot,
+                }
+                .into(),
+                Step::Resize {
+                    slot_count,
+                    size_budget,
+                } => Resize {
+                    container,
+                    slot_count,
+                    size_budget,
+                }
+                .into(),
+                Step::OwnerGone => EmptyForGoneOwner { container }.into(),
+                Step::Sort { order } => Sort {
+                    container,
+                    order: order.into_iter().map(ItemType::from).collect(),
+                }
+                .into(),
+                Step::Move { from, to, amount } => MoveItems {
+                    container,
+                    from,
+                    to,
+                    amount,
+                }
+                .into(),
+            },
+        }
+    }
+
+    /// Writes a frame's requests, runs the frame, and returns their
+    /// outcomes in order (exactly one each).
+    fn frame(&mut self, steps: &[Request], first: usize) -> Result<Vec<StepOutcome>, String> {
+        for r in steps {
+            let msg = self.request(r);
+            self.app.world_mut().write_message(msg);
+        }
+        self.app.update();
+        let recorded = std::mem::take(&mut self.app.world_mut().resource_mut::<Recorded>().0);
+        if recorded.len() != steps.len() {
+            return Err(format!(
+                "step {first}: {} outcomes for {} requests in one frame",
+                recorded.len(),
+                steps.len()
+            ));
+        }
+        let mut out = Vec::with_capacity(steps.len());
+        for (i, o) in recorded.into_iter().enumerate() {
+            match o {
+                Outcome::Unanswered(why) => return Err(format!("step {}: {why}", first + i)),
+                Outcome::Answered(outcome, settled) => {
+                    self.tally(&settled);
+                    out.push(outcome);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn tally(&mut self, settled: &[Settled]) {
+        for s in settled {
+            match s {
+                Settled::Destroyed { item, amount } => {
+                    *self.destroyed.entry(item.to_string()).or_default() += u64::from(*amount)
+                }
+                Settled::Caller { item, amount, .. } => {
+                    *self.kept.entry(item.to_string()).or_default() += u64::from(*amount)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn contents(&self, i: usize) -> Result<&crate::contents::Contents, String> {
+        self.app
+            .world()
+            .get::<ContainerContents>(self.entities[i])
+            .and_then(ContainerContents::engine)
+            .ok_or_else(|| "a container lost its contents".to_string())
+    }
+
+    /// `world` of a world line: containers by name, and the tallies.
+    fn view(&mut self, scenario: &Scenario) -> Result<Value, String> {
+        let mut containers: BTreeMap<&str, Value> = BTreeMap::new();
+        for (i, c) in scenario.containers.iter().enumerate() {
+            containers.insert(
+                &c.name,
+                Value::Object(super::line::state(self.contents(i)?)),
+            );
+        }
+        let mut ground: BTreeMap<String, u64> = BTreeMap::new();
+        let world = self.app.world_mut();
+        for p in world.query::<&LoosePickup>().iter(world) {
+            *ground.entry(p.item.clone()).or_default() += u64::from(p.amount);
+        }
+        let tally = |m: &BTreeMap<String, u64>| {
+            Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), json!(v)))
+                    .collect::<Map<_, _>>(),
+            )
+        };
+        Ok(json!({
+            "containers": containers,
+            "ground": tally(&ground),
+            "destroyed": tally(&self.destroyed),
+            "kept-by-caller": tally(&self.kept),
+        }))
+    }
+}
+
+impl Scenario {
+    /// Runs the scenario through the plugin in a headless `App`: each frame
+    /// of steps is written as request messages and answered by one update.
+    pub fn run_ecs(&self) -> Result<Vec<Value>, String> {
+        let mut world = World::new(self)?;
+        let mut lines = Vec::with_capacity(self.steps.len());
+        for frame in self.frames() {
+            let outcomes = world.frame(&self.steps[frame.clone()], frame.start + 1)?;
+            let view = if self.world {
+                Some(world.view(self)?)
+            } else {
+                None
+            };
+            for (i, outcome) in frame.zip(&outcomes) {
+                let op = self.steps[i].action.op();
+                lines.push(match &view {
+                    Some(v) => super::line::world_line(i + 1, op, outcome, v.clone()),
+                    None => line(i + 1, op, outcome, world.contents(0)?),
+                });
+            }
+        }
+        Ok(lines)
+    }
+}
