@@ -22,6 +22,8 @@ pub mod audit;
 pub mod contents;
 pub mod decimal;
 mod hash;
+pub mod item;
+mod limits;
 #[cfg(feature = "replay")]
 pub mod occurrences;
 pub mod plugin;

@@ -192,7 +192,7 @@ pub struct Rules {
     index: FxHashMap<String, usize>,
     /// Each row's type as a shared id, so containers need not allocate one.
     #[serde(skip)]
-    interned: Vec<crate::contents::ItemType>,
+    interned: Vec<crate::item::ItemType>,
     /// Row positions of the movable types in forced-out order.
     #[serde(skip)]
     forced_order: Vec<usize>,
@@ -285,45 +285,11 @@ impl Rules {
         } else {
             0
         };
-        let rows: Vec<TypeRule> = a
-            .rows
-            .get("items")
-            .map(|items| {
-                items
-                    .iter()
-                    .enumerate()
-                    .map(|(row, r)| {
-                        let when = WhenForcedOut::from_word(&r.when_forced_out)
-                            .unwrap_or(WhenForcedOut::Never);
-                        TypeRule {
-                            id: r.id.clone(),
-                            row,
-                            stack_limit: if has_slots {
-                                r.stack_limit.unwrap_or(1).max(1)
-                            } else {
-                                u32::MAX
-                            },
-                            size: if has_budget {
-                                r.size
-                                    .and_then(|s| Decimal::from_f64(s).ok())
-                                    .unwrap_or_default()
-                            } else {
-                                Decimal::ZERO
-                            },
-                            when_forced_out: when,
-                            forced_out_order: (when != WhenForcedOut::Never)
-                                .then_some(r.forced_out_order)
-                                .flatten(),
-                            slot_rules_declared_in: r.slot_rules_declared_in.clone(),
-                        }
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let rows = type_rules(a, has_slots, has_budget);
         let index = rows.iter().map(|r| (r.id.clone(), r.row)).collect();
         let interned = rows
             .iter()
-            .map(|r| crate::contents::ItemType::from(r.id.as_str()))
+            .map(|r| crate::item::ItemType::from(r.id.as_str()))
             .collect();
         let forced_order = forced_order(&rows);
         Rules {
@@ -360,7 +326,7 @@ impl Rules {
     }
 
     /// The shared id of a listed type.
-    pub(crate) fn interned(&self, item: &str) -> Option<&crate::contents::ItemType> {
+    pub(crate) fn interned(&self, item: &str) -> Option<&crate::item::ItemType> {
         self.row_index(item).and_then(|i| self.interned.get(i))
     }
 
@@ -396,6 +362,43 @@ impl Rules {
         }
         self.forced_order.iter().map(|&i| &self.rows[i]).collect()
     }
+}
+
+/// The adoption's item rows, compiled: stack limits only with slots (at
+/// least one), sizes only with a budget, forced-out orders only for movable
+/// types.
+fn type_rules(a: &Adoption, has_slots: bool, has_budget: bool) -> Vec<TypeRule> {
+    let Some(items) = a.rows.get("items") else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(row, r)| {
+            let when = WhenForcedOut::from_word(&r.when_forced_out).unwrap_or(WhenForcedOut::Never);
+            TypeRule {
+                id: r.id.clone(),
+                row,
+                stack_limit: if has_slots {
+                    r.stack_limit.unwrap_or(1).max(1)
+                } else {
+                    u32::MAX
+                },
+                size: if has_budget {
+                    r.size
+                        .and_then(|s| Decimal::from_f64(s).ok())
+                        .unwrap_or_default()
+                } else {
+                    Decimal::ZERO
+                },
+                when_forced_out: when,
+                forced_out_order: (when != WhenForcedOut::Never)
+                    .then_some(r.forced_out_order)
+                    .flatten(),
+                slot_rules_declared_in: r.slot_rules_declared_in.clone(),
+            }
+        })
+        .collect()
 }
 
 /// Row positions of the movable types, by forced-out order then row.

@@ -34,14 +34,16 @@
 //! ```
 
 use std::collections::BTreeSet;
-use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::adoption::source::fields::{
+    Bool, DecimalText, Int, Kebab, List, Obj, Object, OneOf, Text, Whole,
+};
 use crate::adoption::source::{self, Format};
 use crate::adoption::{MAX_SLOTS, ProblemKind, Report};
-use crate::contents::ForcedOut;
+pub use crate::contents::LoadRefused;
 use crate::decimal::Decimal;
 use crate::rules::WhenForcedOut;
 
@@ -151,342 +153,208 @@ impl SavedContents {
     }
 }
 
-/// A load that would have to remove items that never leave: nothing was
-/// loaded and the save is untouched.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LoadRefused {
-    /// The refused forced removal, with how much was short and which types
-    /// held it.
-    pub forced: ForcedOut,
-}
+/// The fields of a save, as it writes them.
+const FIELDS: [&str; 9] = [
+    "resized",
+    "rows",
+    "format",
+    "adoption",
+    "slot-count",
+    "size-budget",
+    "counter",
+    "slots",
+    "holdings",
+];
 
-impl fmt::Display for LoadRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "the save does not fit the changed adoption and too few items may leave: {}; \
-             give those types a when-forced-out other than never, or keep the old capacity",
-            self.forced
-        )
-    }
-}
-
-impl std::error::Error for LoadRefused {}
+/// Every `when-forced-out` a saved row may name.
+const WHEN_FORCED_OUT: [WhenForcedOut; 4] = [
+    WhenForcedOut::Never,
+    WhenForcedOut::DroppedNearby,
+    WhenForcedOut::MovedToAnotherStore,
+    WhenForcedOut::Destroyed,
+];
 
 fn from_value(v: &Value, r: &mut Report) -> Option<SavedContents> {
-    let Some(obj) = v.as_object() else {
-        r.error(
-            ProblemKind::WrongType,
-            "",
-            "a save is an object with format, adoption, slot-count, size-budget, counter, slots and holdings",
-        );
-        return None;
-    };
-    const KEYS: [&str; 9] = [
-        "resized",
-        "rows",
-        "format",
-        "adoption",
-        "slot-count",
-        "size-budget",
-        "counter",
-        "slots",
-        "holdings",
-    ];
-    for k in obj.keys() {
-        if !KEYS.contains(&k.as_str()) {
-            r.error(
-                ProblemKind::Unknown,
-                format!("/{k}"),
-                format!("\"{k}\" is not part of a save; remove it"),
-            );
-        }
-    }
-    let format = uint(obj, "format", "", u64::from(u32::MAX), r);
-    if let Some(f) = format
-        && f != u64::from(SAVE_FORMAT)
-    {
-        r.error(
-            ProblemKind::WrongContract,
-            "/format",
-            format!("save format {f} is not one this crate reads ({SAVE_FORMAT})"),
-        );
-    }
-    let adoption = match obj.get("adoption").and_then(Value::as_object) {
-        Some(a) => {
-            let path = text(a, "path", "/adoption", r);
-            let hash = text(a, "hash", "/adoption", r);
-            if let Some(h) = &hash
-                && !(h.len() == 71
-                    && h.starts_with("sha256:")
-                    && h[7..].bytes().all(|b| b.is_ascii_hexdigit()))
-            {
-                r.error(
-                    ProblemKind::Pattern,
-                    "/adoption/hash",
-                    "the adoption hash is sha256: and 64 hex digits, as the save wrote it",
-                );
-            }
-            path.zip(hash).map(|(path, hash)| AdoptionId { path, hash })
-        }
-        None => {
-            r.error(
-                ProblemKind::Missing,
-                "/adoption",
-                "the save names no adoption: it needs {\"path\", \"hash\"}",
-            );
-            None
-        }
-    };
-    let slot_count = uint(obj, "slot-count", "", u64::from(MAX_SLOTS), r);
-    let size_budget = match obj.get("size-budget") {
-        Some(Value::String(s)) => match s.parse::<Decimal>() {
-            Ok(_) => Some(s.clone()),
-            Err(e) => {
-                r.error(ProblemKind::Inexact, "/size-budget", format!("{e}"));
-                None
-            }
-        },
-        Some(_) => {
-            r.error(
-                ProblemKind::WrongType,
-                "/size-budget",
-                "the size budget is decimal text such as \"7.5\"",
-            );
-            None
-        }
-        None => {
-            r.error(ProblemKind::Missing, "/size-budget", "missing size-budget");
-            None
-        }
-    };
-    let counter = uint(obj, "counter", "", u64::MAX, r);
-    let slots = match obj.get("slots") {
-        Some(Value::Array(list)) if list.len() > MAX_SLOTS as usize => {
-            r.error(
-                ProblemKind::TooLarge,
-                "/slots",
-                format!(
-                    "{} slots; no container has more than {MAX_SLOTS}",
-                    list.len()
-                ),
-            );
-            None
-        }
-        Some(Value::Array(list)) => Some(
-            list.iter()
-                .enumerate()
-                .map(|(i, s)| match s {
-                    Value::Null => None,
-                    s => stack(s, &format!("/slots/{i}"), counter, r),
-                })
-                .collect::<Vec<_>>(),
-        ),
-        _ => {
-            r.error(
-                ProblemKind::WrongType,
-                "/slots",
-                "slots is a list, one entry per slot (null when empty)",
-            );
-            None
-        }
-    };
-    let holdings = match obj.get("holdings") {
-        Some(Value::Array(list)) => {
-            let mut seen = BTreeSet::new();
-            let mut out = Vec::new();
-            for (i, s) in list.iter().enumerate() {
-                let at = format!("/holdings/{i}");
-                if let Some(st) = stack(s, &at, counter, r) {
-                    if !seen.insert(st.item.clone()) {
-                        r.error(
-                            ProblemKind::Duplicate,
-                            format!("{at}/item"),
-                            format!(
-                                "{} is held twice; a slotless container holds one amount per type",
-                                st.item
-                            ),
-                        );
-                    }
-                    out.push(st);
-                }
-            }
-            Some(out)
-        }
-        _ => {
-            r.error(
-                ProblemKind::WrongType,
-                "/holdings",
-                "holdings is a list of stacks",
-            );
-            None
-        }
-    };
-    let rows = match obj.get("rows") {
-        Some(Value::Array(list)) => Some(
+    let obj = Obj::of(
+        v,
+        "",
+        "a save is an object with format, adoption, slot-count, size-budget, counter, slots and holdings",
+        r,
+    )?;
+    obj.refuse_unknown(&FIELDS, r);
+    let format = save_format(&obj, r);
+    let adoption = adoption_id(&obj, r);
+    let slot_count = obj.required("slot-count", Whole::at_most(u64::from(MAX_SLOTS)), r);
+    let size_budget = obj.required("size-budget", DecimalText, r);
+    let counter = obj.required("counter", Whole::U64, r);
+    let slots = slots(&obj, counter, r);
+    let holdings = holdings(&obj, counter, r);
+    let rows = obj
+        .required(
+            "rows",
+            List("a list of {item, when-forced-out, forced-out-order}"),
+            r,
+        )
+        .map(|list| {
             list.iter()
                 .enumerate()
                 .filter_map(|(i, row)| saved_row(row, &format!("/rows/{i}"), r))
-                .collect::<Vec<_>>(),
-        ),
-        _ => {
-            r.error(
-                ProblemKind::WrongType,
-                "/rows",
-                "rows is a list of {item, when-forced-out, forced-out-order}",
-            );
-            None
-        }
-    };
-    let resized = match obj.get("resized") {
-        Some(Value::Bool(b)) => Some(*b),
-        _ => {
-            r.error(
-                ProblemKind::WrongType,
-                "/resized",
-                "resized is true or false: whether the capacity was the container's own",
-            );
-            None
-        }
-    };
+                .collect::<Vec<_>>()
+        });
+    let resized = obj.required("resized", Bool, r);
     Some(SavedContents {
         resized: resized?,
         rows: rows?,
         format: format? as u32,
         adoption: adoption?,
         slot_count: slot_count? as u32,
-        size_budget: size_budget?,
+        size_budget: size_budget?.to_string(),
         counter: counter?,
         slots: slots?,
         holdings: holdings?,
     })
 }
 
-fn uint(obj: &Map<String, Value>, key: &str, at: &str, max: u64, r: &mut Report) -> Option<u64> {
-    let path = format!("{at}/{key}");
-    match obj.get(key) {
-        Some(v) => match v.as_u64() {
-            Some(n) if n <= max => Some(n),
-            _ => {
-                r.error(
-                    ProblemKind::OutOfRange,
-                    path,
-                    format!("{key} is {v}; it must be a whole number from 0 to {max}"),
-                );
-                None
-            }
-        },
-        None => {
-            r.error(
-                ProblemKind::Missing,
-                path,
-                format!("missing {key}: the save is incomplete"),
-            );
-            None
-        }
+/// `format`: a save format this crate reads.
+fn save_format(obj: &Obj<'_>, r: &mut Report) -> Option<u64> {
+    let format = obj.required("format", Whole::U32, r)?;
+    if format != u64::from(SAVE_FORMAT) {
+        r.error(
+            ProblemKind::WrongContract,
+            "/format",
+            format!("save format {format} is not one this crate reads ({SAVE_FORMAT})"),
+        );
     }
+    Some(format)
 }
 
-fn text(obj: &Map<String, Value>, key: &str, at: &str, r: &mut Report) -> Option<String> {
-    match obj.get(key) {
-        Some(Value::String(s)) => Some(s.clone()),
-        _ => {
-            r.error(
-                ProblemKind::WrongType,
-                format!("{at}/{key}"),
-                format!("{key} must be text"),
-            );
-            None
+/// `adoption`: the path and content hash of the adoption the save was made
+/// under.
+fn adoption_id(obj: &Obj<'_>, r: &mut Report) -> Option<AdoptionId> {
+    let a = obj.required(
+        "adoption",
+        Object("an object {\"path\", \"hash\"} naming the adoption the save was made under"),
+        r,
+    )?;
+    let path = a.required("path", Text, r);
+    let hash = a.required("hash", Text, r);
+    if let Some(h) = hash
+        && !(h.len() == 71
+            && h.starts_with("sha256:")
+            && h[7..].bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        r.error(
+            ProblemKind::Pattern,
+            "/adoption/hash",
+            "the adoption hash is sha256: and 64 hex digits, as the save wrote it",
+        );
+    }
+    Some(AdoptionId {
+        path: path?.to_string(),
+        hash: hash?.to_string(),
+    })
+}
+
+/// `slots`: one entry per slot, null when empty.
+fn slots(obj: &Obj<'_>, counter: Option<u64>, r: &mut Report) -> Option<Vec<Option<SavedStack>>> {
+    let list = obj.required(
+        "slots",
+        List("a list, one entry per slot (null when empty)"),
+        r,
+    )?;
+    if list.len() > MAX_SLOTS as usize {
+        r.error(
+            ProblemKind::TooLarge,
+            "/slots",
+            format!(
+                "{} slots; no container has more than {MAX_SLOTS}",
+                list.len()
+            ),
+        );
+        return None;
+    }
+    Some(
+        list.iter()
+            .enumerate()
+            .map(|(i, s)| match s {
+                Value::Null => None,
+                s => stack(s, &format!("/slots/{i}"), counter, r),
+            })
+            .collect(),
+    )
+}
+
+/// `holdings`: a slotless container's stacks, one per type.
+fn holdings(obj: &Obj<'_>, counter: Option<u64>, r: &mut Report) -> Option<Vec<SavedStack>> {
+    let list = obj.required("holdings", List("a list of stacks"), r)?;
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (i, s) in list.iter().enumerate() {
+        let at = format!("/holdings/{i}");
+        if let Some(st) = stack(s, &at, counter, r) {
+            if !seen.insert(st.item.clone()) {
+                r.error(
+                    ProblemKind::Duplicate,
+                    format!("{at}/item"),
+                    format!(
+                        "{} is held twice; a slotless container holds one amount per type",
+                        st.item
+                    ),
+                );
+            }
+            out.push(st);
         }
     }
+    Some(out)
 }
 
 fn saved_row(v: &Value, at: &str, r: &mut Report) -> Option<SavedRow> {
-    let Some(obj) = v.as_object() else {
-        r.error(
-            ProblemKind::WrongType,
-            at,
-            "a row is {item, when-forced-out, forced-out-order}",
-        );
-        return None;
-    };
-    let item = text(obj, "item", at, r);
-    let when = text(obj, "when-forced-out", at, r);
-    if let Some(w) = &when
-        && WhenForcedOut::from_word(w).is_none()
-    {
-        r.error(
-            ProblemKind::NotAnOption,
-            format!("{at}/when-forced-out"),
-            format!("\"{w}\" is not a when-forced-out option (never, dropped-nearby, moved-to-another-store, destroyed)"),
-        );
-    }
-    let order = match obj.get("forced-out-order") {
+    let row = Obj::of(
+        v,
+        at,
+        "a row is {item, when-forced-out, forced-out-order}",
+        r,
+    )?;
+    let item = row.required("item", Text, r);
+    let words = WHEN_FORCED_OUT.map(WhenForcedOut::as_str);
+    let when = row.required("when-forced-out", OneOf(&words), r);
+    let order = match row.get("forced-out-order") {
         None | Some(Value::Null) => None,
-        Some(v) => match v.as_i64() {
-            Some(n) => Some(n),
-            None => {
-                r.error(
-                    ProblemKind::WrongType,
-                    format!("{at}/forced-out-order"),
-                    "forced-out-order is a whole number or null",
-                );
-                return None;
-            }
-        },
+        Some(_) => Some(row.required("forced-out-order", Int, r)?),
     };
     Some(SavedRow {
-        item: item?,
-        when_forced_out: when?,
+        item: item?.to_string(),
+        when_forced_out: when?.to_string(),
         forced_out_order: order,
     })
 }
 
 fn stack(v: &Value, at: &str, counter: Option<u64>, r: &mut Report) -> Option<SavedStack> {
-    let Some(obj) = v.as_object() else {
-        r.error(
-            ProblemKind::WrongType,
-            at,
-            "a stack is {item, amount, began, last-received}",
-        );
-        return None;
-    };
-    let item = text(obj, "item", at, r);
-    if let Some(i) = &item
-        && (i.is_empty() || i.len() > MAX_ID_LEN || !crate::adoption::validate::is_kebab(i))
-    {
-        r.error(
-            ProblemKind::Pattern,
-            format!("{at}/item"),
-            format!(
-                "\"{}\" is not a kebab-case item id of at most {MAX_ID_LEN} characters",
-                i.chars().take(40).collect::<String>()
-            ),
-        );
-    }
-    let amount = uint(obj, "amount", at, u64::from(u32::MAX), r);
+    let stack = Obj::of(v, at, "a stack is {item, amount, began, last-received}", r)?;
+    let item = stack.required("item", Kebab(MAX_ID_LEN), r);
+    let amount = stack.required("amount", Whole::U32, r);
     if amount == Some(0) {
         r.error(
             ProblemKind::OutOfRange,
-            format!("{at}/amount"),
+            stack.path("amount"),
             "a stack holds at least one item; write null for an empty slot",
         );
     }
-    let began = uint(obj, "began", at, u64::MAX, r);
-    let last = uint(obj, "last-received", at, u64::MAX, r);
+    let began = stack.required("began", Whole::U64, r);
+    let last = stack.required("last-received", Whole::U64, r);
     if let (Some(b), Some(l), Some(c)) = (began, last, counter)
         && !(b <= l && l <= c)
     {
         r.error(
             ProblemKind::OutOfRange,
-            format!("{at}/last-received"),
+            stack.path("last-received"),
             format!(
                 "began {b} <= last-received {l} <= counter {c} does not hold; the save is corrupt"
             ),
         );
     }
     Some(SavedStack {
-        item: item?,
+        item: item?.to_string(),
         amount: amount? as u32,
         began: began?,
         last_received: last?,

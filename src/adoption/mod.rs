@@ -21,6 +21,7 @@
 
 pub mod citation;
 pub mod contract;
+pub mod contract_tests;
 pub mod expr;
 mod model;
 mod report;
@@ -28,11 +29,12 @@ pub mod source;
 mod tuning;
 pub(crate) mod validate;
 
+pub use crate::limits::MAX_SLOTS;
 pub use model::{Adoption, ItemRow, ValueSource, Verification};
 pub use report::{Problem, ProblemKind, Report, Severity};
 pub use source::Format;
 pub use tuning::Tuning;
-pub use validate::{Context, MAX_SLOTS, TEST_NAMES, looks_like_citation, validate};
+pub use validate::{Context, TEST_NAMES, looks_like_citation, validate};
 
 /// Reads an adoption file's bytes: parses, validates everything, and returns
 /// the adoption, or the report when it has errors. Warnings are dropped; use

@@ -1,5 +1,8 @@
 //! Reading JSON and RON text into one tree, with line and column on syntax
-//! errors and limits on size and depth.
+//! errors and limits on size and depth. The crate's readers then read that
+//! tree strictly, one field at a time, with the words of `source::fields`.
+
+pub(crate) mod fields;
 
 use std::fmt;
 

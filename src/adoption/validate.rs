@@ -10,16 +10,17 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::citation::Citation;
-use super::contract::{self, Contract, FieldType, When};
+use super::contract::{self, Contract, Field, FieldType, RowList, When};
 use super::expr::{Rational, Rule};
 use super::model::Adoption;
 use super::report::{ProblemKind, Report, segment};
+use super::source::fields::{
+    Kebab, Obj, did_you_mean, is_kebab, key_path, kind_of, one_of, unknown_keys, wrong_type,
+};
 use super::tuning::Tuning;
 use crate::decimal::Decimal;
 
-/// The most slots a container may have, also the safety ceiling of a
-/// `no-limit` container: 1,048,576.
-pub const MAX_SLOTS: u32 = 1 << 20;
+use crate::limits::MAX_SLOTS;
 
 /// What validation may check beyond the file itself.
 #[derive(Clone, Copy, Debug, Default)]
@@ -42,18 +43,7 @@ const TOP_LEVEL: [&str; 6] = [
 ];
 
 /// The contract tests an adoption's `verification` may name.
-pub const TEST_NAMES: [&str; 10] = [
-    "capacity-holds",
-    "fill-order-holds",
-    "partial-acceptance-holds",
-    "leftover-destination-holds",
-    "draw-order-holds",
-    "type-restriction-holds",
-    "take-shortfall-holds",
-    "same-input-same-result",
-    "stack-or-size-holds",
-    "forced-out-holds",
-];
+pub const TEST_NAMES: [&str; 10] = super::contract_tests::ContractTest::names();
 
 /// Validates a parsed adoption tree and, when it has no errors, returns the
 /// model too. Every problem is in the report.
@@ -78,14 +68,15 @@ pub(crate) fn validate_owned(root: Value, cx: Context<'_>) -> (Report, Option<Ad
 pub(crate) fn problems(root: &Value, cx: Context<'_>) -> Report {
     let c = contract::container_1();
     let mut r = Report::default();
-    let Some(obj) = root.as_object() else {
-        r.error(
-            ProblemKind::WrongType,
-            "",
-            "an adoption file is one object with contract, version, answers, values and rows",
-        );
+    let Some(obj) = Obj::of(
+        root,
+        "",
+        "an adoption file is one object with contract, version, answers, values and rows",
+        &mut r,
+    ) else {
         return r;
     };
+    let obj = obj.map();
     top_level(obj, c, &mut r);
     let answers = answers(obj.get("answers"), c, &mut r);
     let values = values(obj.get("values"), c, cx, &mut r);
@@ -116,67 +107,48 @@ fn into_model(root: Value, mut r: Report) -> (Report, Option<Adoption>) {
     }
 }
 
-fn kind_of(v: &Value) -> &'static str {
+/// A section of the file that must be an object (`answers`, `values`,
+/// `rows`): `None` when it is missing or not an object, reported as
+/// `missing`, or as `wrong` followed by what it is.
+fn section<'v>(
+    v: Option<&'v Value>,
+    path: &str,
+    missing: &str,
+    wrong: &str,
+    r: &mut Report,
+) -> Option<&'v Map<String, Value>> {
     match v {
-        Value::Null => "null",
-        Value::Bool(_) => "true/false",
-        Value::Number(_) => "a number",
-        Value::String(_) => "text",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
-
-pub(crate) fn is_kebab(s: &str) -> bool {
-    !s.is_empty()
-        && s.split('-').all(|part| {
-            !part.is_empty()
-                && part
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        })
-}
-
-/// The known name closest to `got`, when it is a likely typo.
-fn did_you_mean<'a>(got: &str, known: impl IntoIterator<Item = &'a str>) -> String {
-    let best = known.into_iter().map(|k| (edit_distance(got, k), k)).min();
-    match best {
-        Some((d, k)) if d <= 3 && d < got.len() => format!(" (did you mean \"{k}\"?)"),
-        _ => String::new(),
-    }
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().take(64).collect();
-    let b: Vec<char> = b.chars().take(64).collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        None => {
+            r.error(ProblemKind::Missing, path, missing);
+            None
         }
-        prev = cur;
+        Some(Value::Object(m)) => Some(m),
+        Some(other) => {
+            r.error(
+                ProblemKind::WrongType,
+                path,
+                format!("{wrong}, not {}", kind_of(other)),
+            );
+            None
+        }
     }
-    prev[b.len()]
 }
 
 fn top_level(obj: &Map<String, Value>, c: &Contract, r: &mut Report) {
-    for key in obj.keys() {
-        if !TOP_LEVEL.contains(&key.as_str()) && !contract::TEXT_FIELDS.contains(&key.as_str()) {
-            let all = TOP_LEVEL
-                .iter()
-                .chain(contract::TEXT_FIELDS.iter())
-                .copied();
-            r.warning(
-                ProblemKind::Unknown,
-                format!("/{}", segment(key)),
-                format!(
-                    "\"{key}\" is not part of a container-1 adoption and is ignored{}",
-                    did_you_mean(key, all)
-                ),
-            );
-        }
+    let known: Vec<&str> = TOP_LEVEL
+        .iter()
+        .chain(contract::TEXT_FIELDS.iter())
+        .copied()
+        .collect();
+    for key in unknown_keys(obj, &known) {
+        r.warning(
+            ProblemKind::Unknown,
+            key_path("", key),
+            format!(
+                "\"{key}\" is not part of a container-1 adoption and is ignored{}",
+                did_you_mean(key, known.iter().copied())
+            ),
+        );
     }
     match obj.get("contract") {
         None => r.error(
@@ -266,28 +238,14 @@ fn describe_when(when: &When) -> String {
 fn answers(v: Option<&Value>, c: &Contract, r: &mut Report) -> Answers {
     let mut in_force = Answers::new();
     let empty = Map::new();
-    let given = match v {
-        None => {
-            r.error(
-                ProblemKind::Missing,
-                "/answers",
-                "add \"answers\": one answer per question",
-            );
-            &empty
-        }
-        Some(Value::Object(m)) => m,
-        Some(other) => {
-            r.error(
-                ProblemKind::WrongType,
-                "/answers",
-                format!(
-                    "answers must be an object of question to option, not {}",
-                    kind_of(other)
-                ),
-            );
-            &empty
-        }
-    };
+    let given = section(
+        v,
+        "/answers",
+        "add \"answers\": one answer per question",
+        "answers must be an object of question to option",
+        r,
+    )
+    .unwrap_or(&empty);
     for q in &c.questions {
         let path = format!("/answers/{}", q.key);
         let holds = when_holds(&q.when, &in_force, None);
@@ -329,17 +287,16 @@ fn answers(v: Option<&Value>, c: &Contract, r: &mut Report) -> Answers {
             (false, None) => {}
         }
     }
-    for key in given.keys() {
-        if !c.questions.iter().any(|q| &q.key == key) {
-            r.error(
-                ProblemKind::Unknown,
-                format!("/answers/{}", segment(key)),
-                format!(
-                    "container-1 has no question \"{key}\"{}",
-                    did_you_mean(key, c.questions.iter().map(|q| q.key.as_str()))
-                ),
-            );
-        }
+    let known: Vec<&str> = c.questions.iter().map(|q| q.key.as_str()).collect();
+    for key in unknown_keys(given, &known) {
+        r.error(
+            ProblemKind::Unknown,
+            key_path("/answers", key),
+            format!(
+                "container-1 has no question \"{key}\"{}",
+                did_you_mean(key, known.iter().copied())
+            ),
+        );
     }
     in_force
 }
@@ -373,28 +330,14 @@ type Values = BTreeMap<String, Resolved>;
 fn values(v: Option<&Value>, c: &Contract, cx: Context<'_>, r: &mut Report) -> Values {
     let mut out = Values::new();
     let empty = Map::new();
-    let given = match v {
-        None => {
-            r.error(
-                ProblemKind::Missing,
-                "/values",
-                format!("add \"values\" with {}", c.values.join(" and ")),
-            );
-            &empty
-        }
-        Some(Value::Object(m)) => m,
-        Some(other) => {
-            r.error(
-                ProblemKind::WrongType,
-                "/values",
-                format!(
-                    "values must be an object of name to number, not {}",
-                    kind_of(other)
-                ),
-            );
-            &empty
-        }
-    };
+    let given = section(
+        v,
+        "/values",
+        &format!("add \"values\" with {}", c.values.join(" and ")),
+        "values must be an object of name to number",
+        r,
+    )
+    .unwrap_or(&empty);
     for name in &c.values {
         let path = format!("/values/{name}");
         let Some(v) = given.get(name) else {
@@ -405,88 +348,106 @@ fn values(v: Option<&Value>, c: &Contract, cx: Context<'_>, r: &mut Report) -> V
             );
             continue;
         };
-        let (f, from_key) = match v {
-            Value::Number(n) => (n.as_f64(), None),
-            Value::Object(o) if o.len() == 1 && o.contains_key("tuning") => {
-                let Some(key) = o["tuning"].as_str() else {
-                    r.error(
-                        ProblemKind::WrongType,
-                        format!("{path}/tuning"),
-                        "a tuning reference names a key as text: {\"tuning\": \"backpack-slots\"}",
-                    );
-                    continue;
-                };
-                if !is_kebab(key) {
-                    r.error(
-                        ProblemKind::Pattern,
-                        format!("{path}/tuning"),
-                        format!("tuning key \"{key}\" must be kebab-case, like backpack-slots"),
-                    );
-                    continue;
-                }
-                let Some(tuning) = cx.tuning else {
-                    continue;
-                };
-                match tuning.get(key) {
-                    Some(f) => (Some(f), Some(key.to_string())),
-                    None => {
-                        r.error(
-                            ProblemKind::UnknownTuningKey,
-                            format!("{path}/tuning"),
-                            format!(
-                                "{name} uses tuning key \"{key}\", which the game's tuning does not have; add it to the tuning or set a number here{}",
-                                did_you_mean(key, tuning.values.keys().map(String::as_str))
-                            ),
-                        );
-                        continue;
-                    }
-                }
-            }
-            other => {
-                r.error(
-                    ProblemKind::WrongType,
-                    path,
-                    format!(
-                        "{name} must be a number or {{\"tuning\": KEY}}, not {}",
-                        kind_of(other)
-                    ),
-                );
-                continue;
-            }
-        };
-        match f.and_then(exact) {
-            Some((number, text)) => {
-                out.insert(
-                    name.clone(),
-                    Resolved {
-                        number,
-                        text,
-                        from_key,
-                    },
-                );
-            }
-            None => r.error(
+        if let Some(resolved) = value(name, v, &path, cx, r) {
+            out.insert(name.clone(), resolved);
+        }
+    }
+    let known: Vec<&str> = c.values.iter().map(String::as_str).collect();
+    for key in unknown_keys(given, &known) {
+        r.error(
+            ProblemKind::Unknown,
+            key_path("/values", key),
+            format!(
+                "container-1 declares no value \"{key}\"{}",
+                did_you_mean(key, known.iter().copied())
+            ),
+        );
+    }
+    out
+}
+
+/// One value: a number, or a tuning reference (resolved when the game's
+/// tuning is known; `None` without a problem when it is not).
+fn value(name: &str, v: &Value, path: &str, cx: Context<'_>, r: &mut Report) -> Option<Resolved> {
+    let (f, from_key) = match v {
+        Value::Number(n) => (n.as_f64(), None),
+        Value::Object(o) if o.len() == 1 && o.contains_key("tuning") => {
+            let (f, key) = tuning_ref(name, &o["tuning"], path, cx, r)?;
+            (Some(f), Some(key))
+        }
+        other => {
+            r.error(
+                ProblemKind::WrongType,
+                path,
+                format!(
+                    "{name} must be a number or {{\"tuning\": KEY}}, not {}",
+                    kind_of(other)
+                ),
+            );
+            return None;
+        }
+    };
+    match f.and_then(exact) {
+        Some((number, text)) => Some(Resolved {
+            number,
+            text,
+            from_key,
+        }),
+        None => {
+            r.error(
                 ProblemKind::Inexact,
                 path,
                 format!(
                     "{name} must be an exact number with at most six decimals, no larger than 10^15"
                 ),
-            ),
+            );
+            None
         }
     }
-    for key in given.keys() {
-        if !c.values.contains(key) {
+}
+
+/// A value's `{"tuning": KEY}`: the key's number and the key, when the
+/// tuning is known and has it.
+fn tuning_ref(
+    name: &str,
+    key: &Value,
+    path: &str,
+    cx: Context<'_>,
+    r: &mut Report,
+) -> Option<(f64, String)> {
+    let tpath = format!("{path}/tuning");
+    let Some(key) = key.as_str() else {
+        r.error(
+            ProblemKind::WrongType,
+            tpath,
+            "a tuning reference names a key as text: {\"tuning\": \"backpack-slots\"}",
+        );
+        return None;
+    };
+    if !is_kebab(key) {
+        r.error(
+            ProblemKind::Pattern,
+            tpath,
+            format!("tuning key \"{key}\" must be kebab-case, like backpack-slots"),
+        );
+        return None;
+    }
+    // without the game's tuning, a reference is checked for form only
+    let tuning = cx.tuning?;
+    match tuning.get(key) {
+        Some(f) => Some((f, key.to_string())),
+        None => {
             r.error(
-                ProblemKind::Unknown,
-                format!("/values/{}", segment(key)),
+                ProblemKind::UnknownTuningKey,
+                tpath,
                 format!(
-                    "container-1 declares no value \"{key}\"{}",
-                    did_you_mean(key, c.values.iter().map(String::as_str))
+                    "{name} uses tuning key \"{key}\", which the game's tuning does not have; add it to the tuning or set a number here{}",
+                    did_you_mean(key, tuning.values.keys().map(String::as_str))
                 ),
             );
+            None
         }
     }
-    out
 }
 
 fn rules(c: &Contract, values: &Values, r: &mut Report) {
@@ -548,28 +509,14 @@ fn rows(
 ) -> RowFacts {
     let mut facts = RowFacts { count: 0 };
     let empty = Map::new();
-    let given = match v {
-        None => {
-            r.error(
-                ProblemKind::Missing,
-                "/rows",
-                "add \"rows\": {\"items\": [...]}",
-            );
-            &empty
-        }
-        Some(Value::Object(m)) => m,
-        Some(other) => {
-            r.error(
-                ProblemKind::WrongType,
-                "/rows",
-                format!(
-                    "rows must be an object of list name to rows, not {}",
-                    kind_of(other)
-                ),
-            );
-            &empty
-        }
-    };
+    let given = section(
+        v,
+        "/rows",
+        "add \"rows\": {\"items\": [...]}",
+        "rows must be an object of list name to rows",
+        r,
+    )
+    .unwrap_or(&empty);
     for list in &c.rows {
         let lpath = format!("/rows/{}", list.key);
         let items = match given.get(&list.key) {
@@ -596,124 +543,148 @@ fn rows(
             }
         };
         facts.count = items.len();
-        let mut seen: BTreeMap<&str, BTreeMap<String, usize>> = BTreeMap::new();
+        let mut check = RowCheck {
+            answers,
+            cx,
+            seen: BTreeMap::new(),
+        };
         for (i, row) in items.iter().enumerate() {
-            let rpath = format!("{lpath}/{i}");
-            let Some(row) = row.as_object() else {
-                r.error(
-                    ProblemKind::WrongType,
-                    rpath,
-                    format!(
-                        "each row is an object with id and its fields, not {}",
-                        kind_of(row)
-                    ),
-                );
-                continue;
-            };
-            for f in &list.fields {
-                let fpath = format!("{rpath}/{}", f.key);
-                let applies = when_holds(&f.when, answers, Some(row));
-                let got = row.get(&f.key);
-                let Some(got) = got else {
-                    if f.required || (applies && f.when != When::Always) {
-                        let why = if f.required {
-                            String::new()
-                        } else {
-                            format!(" (needed because {})", describe_when(&f.when))
-                        };
-                        r.error(
-                            ProblemKind::Missing,
-                            fpath,
-                            format!(
-                                "row {i} needs \"{}\"{why}: {}",
-                                f.key,
-                                f.description.split(". ").next().unwrap_or_default()
-                            ),
-                        );
-                    }
-                    continue;
-                };
-                if !f.required && !applies {
-                    r.warning(
-                        ProblemKind::NotApplicable,
-                        fpath,
-                        format!(
-                            "\"{}\" applies only when {}; it is ignored",
-                            f.key,
-                            describe_when(&f.when)
-                        ),
-                    );
-                    continue;
-                }
-                if !field_value(f.ty, got, &fpath, &f.key, cx, r) {
-                    continue;
-                }
-                if f.kebab
-                    && let Some(s) = got.as_str()
-                    && !is_kebab(s)
-                {
-                    r.error(
-                        ProblemKind::Pattern,
-                        &fpath,
-                        format!("\"{s}\" must be kebab-case: lower-case letters and digits joined by single dashes, like quest-letter"),
-                    );
-                }
-                if let Some(options) = &f.options
-                    && let Some(s) = got.as_str()
-                    && !options.iter().any(|o| o == s)
-                {
-                    r.error(
-                        ProblemKind::NotAnOption,
-                        &fpath,
-                        format!(
-                            "\"{s}\" is not one of: {}{}",
-                            options.join(", "),
-                            did_you_mean(s, options.iter().map(String::as_str))
-                        ),
-                    );
-                }
-                if f.unique {
-                    let key = got.to_string();
-                    let firsts = seen.entry(f.key.as_str()).or_default();
-                    if let Some(first) = firsts.get(&key) {
-                        r.error(
-                            ProblemKind::Duplicate,
-                            &fpath,
-                            format!(
-                                "{} {key} is already used by row {first}; each row needs its own",
-                                f.key
-                            ),
-                        );
-                    } else {
-                        firsts.insert(key, i);
-                    }
-                }
-                row_description(&f.key, got, &fpath, r);
-            }
-            for key in row.keys() {
-                if !list.fields.iter().any(|f| &f.key == key) {
-                    r.error(
-                        ProblemKind::Unknown,
-                        format!("{rpath}/{}", segment(key)),
-                        format!(
-                            "a row has no field \"{key}\"{}",
-                            did_you_mean(key, list.fields.iter().map(|f| f.key.as_str()))
-                        ),
-                    );
-                }
-            }
+            check.row(list, row, i, &format!("{lpath}/{i}"), r);
         }
     }
     for key in given.keys() {
         if !c.rows.iter().any(|l| &l.key == key) {
             r.error(
                 ProblemKind::Unknown,
-                format!("/rows/{}", segment(key)),
+                key_path("/rows", key),
                 format!("container-1 declares no row list \"{key}\"; its rows go in \"items\""),
             );
         }
     }
     facts
+}
+
+/// Checking the rows of one list: the answers in force, the context, and
+/// the values the rows so far gave their unique fields.
+struct RowCheck<'a> {
+    answers: &'a Answers,
+    cx: Context<'a>,
+    /// For each unique field, each value given and the first row that gave
+    /// it.
+    seen: BTreeMap<&'a str, BTreeMap<String, usize>>,
+}
+
+impl<'a> RowCheck<'a> {
+    /// Row `i` of `list`, found at `rpath`.
+    fn row(&mut self, list: &'a RowList, row: &Value, i: usize, rpath: &str, r: &mut Report) {
+        let Some(row) = row.as_object() else {
+            r.error(
+                ProblemKind::WrongType,
+                rpath,
+                format!(
+                    "each row is an object with id and its fields, not {}",
+                    kind_of(row)
+                ),
+            );
+            return;
+        };
+        for f in &list.fields {
+            self.field(f, row, i, rpath, r);
+        }
+        let known: Vec<&str> = list.fields.iter().map(|f| f.key.as_str()).collect();
+        for key in unknown_keys(row, &known) {
+            r.error(
+                ProblemKind::Unknown,
+                key_path(rpath, key),
+                format!(
+                    "a row has no field \"{key}\"{}",
+                    did_you_mean(key, known.iter().copied())
+                ),
+            );
+        }
+    }
+
+    /// Field `f` of row `i`: present when it must be, of its type, kebab-case,
+    /// one of its options and unique when the contract says so, and in the
+    /// range the description gives.
+    fn field(
+        &mut self,
+        f: &'a Field,
+        row: &Map<String, Value>,
+        i: usize,
+        rpath: &str,
+        r: &mut Report,
+    ) {
+        let fpath = format!("{rpath}/{}", f.key);
+        let applies = when_holds(&f.when, self.answers, Some(row));
+        let Some(got) = row.get(&f.key) else {
+            if f.required || (applies && f.when != When::Always) {
+                let why = if f.required {
+                    String::new()
+                } else {
+                    format!(" (needed because {})", describe_when(&f.when))
+                };
+                r.error(
+                    ProblemKind::Missing,
+                    fpath,
+                    format!(
+                        "row {i} needs \"{}\"{why}: {}",
+                        f.key,
+                        f.description.split(". ").next().unwrap_or_default()
+                    ),
+                );
+            }
+            return;
+        };
+        if !f.required && !applies {
+            r.warning(
+                ProblemKind::NotApplicable,
+                fpath,
+                format!(
+                    "\"{}\" applies only when {}; it is ignored",
+                    f.key,
+                    describe_when(&f.when)
+                ),
+            );
+            return;
+        }
+        if !field_value(f.ty, got, &fpath, &f.key, self.cx, r) {
+            return;
+        }
+        if f.kebab
+            && let Some(s) = got.as_str()
+        {
+            Kebab::ANY_LENGTH.check(s, &fpath, r);
+        }
+        if let Some(options) = &f.options
+            && let Some(s) = got.as_str()
+        {
+            let options: Vec<&str> = options.iter().map(String::as_str).collect();
+            one_of(s, &options, &fpath, r);
+        }
+        if f.unique {
+            self.unique(f, got, i, &fpath, r);
+        }
+        row_description(&f.key, got, &fpath, r);
+    }
+
+    /// A unique field's value, refused when an earlier row gave it.
+    fn unique(&mut self, f: &'a Field, got: &Value, i: usize, fpath: &str, r: &mut Report) {
+        let key = got.to_string();
+        let firsts = self.seen.entry(f.key.as_str()).or_default();
+        if let Some(first) = firsts.get(&key) {
+            r.error(
+                ProblemKind::Duplicate,
+                fpath,
+                format!(
+                    "{} {key} is already used by row {first}; each row needs its own",
+                    f.key
+                ),
+            );
+        } else {
+            firsts.insert(key, i);
+        }
+    }
 }
 
 /// Checks a field's type; returns whether further checks make sense.
@@ -740,11 +711,7 @@ fn field_value(
             FieldType::Integer => "a whole number",
             FieldType::Number => "a number",
         };
-        r.error(
-            ProblemKind::WrongType,
-            path,
-            format!("\"{key}\" must be {want}, not {}", kind_of(got)),
-        );
+        wrong_type(r, path, &format!("\"{key}\""), want, kind_of(got));
         return false;
     }
     if ty == FieldType::Citation

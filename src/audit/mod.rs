@@ -1,13 +1,13 @@
 //! The contract's tests (spec section 10): audit an adoption against the
 //! real engine, with the adoption's own seeds and scopes.
 //!
-//! The audit lists the catalog's tests in order, a per-row test once per
-//! row, each with its [`Verdict`]: passed (with what was checked), failed
-//! (with the seed, the sequence and a shrunk scenario file that replays it),
-//! not applicable (with the reason) or cannot run (with what the adoption's
-//! `verification` lacks). Every test compares the engine with an independent
-//! statement of the rule (a plain reference model or a property stated from
-//! the spec), never with the engine itself.
+//! The audit lists the catalog's tests ([`ContractTest::ALL`]) in order, a
+//! per-row test once per row, each with its [`Verdict`]: passed (with what
+//! was checked), failed (with the seed, the sequence and a shrunk scenario
+//! file that replays it), not applicable (with the reason) or cannot run
+//! (with what the adoption's `verification` lacks). Every test compares the
+//! engine with an independent statement of the rule (a plain reference model
+//! or a property stated from the spec), never with the engine itself.
 //!
 //! A game audits its adoption files from its own `cargo test`:
 //!
@@ -23,6 +23,7 @@
 mod model;
 mod run;
 mod seed;
+mod verdict;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -30,16 +31,15 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+pub use crate::adoption::contract_tests::ContractTest;
 pub use seed::seed_of;
 
-use crate::adoption::citation::Citation;
-use crate::adoption::contract::{self, When};
 use crate::adoption::{self, Adoption, Context, Format, Report, Tuning};
 use crate::contents::{Contents, Delivered, ForcedOut, SlotRules, Taken};
 use crate::decimal::Decimal;
-use crate::rules::{DrawOrder, Rules};
-use run::{Check, Op, Profile, Setup};
-use seed::Rng;
+use crate::rules::Rules;
+use run::{Op, Setup};
+use verdict::Bench;
 
 /// The container the audit drives: the engine, or a game's wrapper around
 /// it. Implemented for [`Contents`]; tests of the audit itself plant wrong
@@ -196,7 +196,7 @@ pub struct Failure {
 /// One listed test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
-    /// The catalog's name (`capacity-holds`).
+    /// The test's name ([`ContractTest::name`]: `capacity-holds`).
     pub test: &'static str,
     /// The row, for per-row tests.
     pub row: Option<String>,
@@ -370,335 +370,40 @@ pub fn audit(
     options: &AuditOptions,
 ) -> Result<AuditReport, Report> {
     let rules = Arc::new(Rules::compile(adoption, &options.tuning)?);
-    let setup = Setup {
-        rules: rules.clone(),
-        slot_rules: options.slot_rules.clone(),
-        subject: &*options.subject,
-    };
-    let replay_head = ReplayHead {
-        adoption: source.to_string(),
-        tuning: options.tuning.clone(),
-        slot_rules: options.slot_rules.clone(),
+    let bench = Bench {
+        adoption,
+        setup: Setup {
+            rules: rules.clone(),
+            slot_rules: options.slot_rules.clone(),
+            subject: &*options.subject,
+        },
+        options,
+        head: ReplayHead {
+            adoption: source.to_string(),
+            tuning: options.tuning.clone(),
+            slot_rules: options.slot_rules.clone(),
+        },
     };
     let mut entries = Vec::new();
-    for &(test, per_row) in CATALOG.iter() {
-        let rows: Vec<Option<String>> = if per_row {
+    for test in ContractTest::ALL {
+        let rows: Vec<Option<String>> = if test.per_row() {
             rules.rows.iter().map(|r| Some(r.id.clone())).collect()
         } else {
             vec![None]
         };
         for row in rows {
-            let verdict = verdict(
-                test,
-                row.as_deref(),
-                adoption,
-                &setup,
-                options,
-                &replay_head,
-            );
-            entries.push(Entry { test, row, verdict });
+            let verdict = verdict::of(test, row.as_deref(), &bench);
+            entries.push(Entry {
+                test: test.name(),
+                row,
+                verdict,
+            });
         }
     }
     Ok(AuditReport {
         source: source.to_string(),
         entries,
     })
-}
-
-/// The catalog: each test and whether it runs once per row.
-pub const CATALOG: [(&str, bool); 10] = [
-    ("capacity-holds", false),
-    ("fill-order-holds", false),
-    ("partial-acceptance-holds", false),
-    ("leftover-destination-holds", false),
-    ("draw-order-holds", false),
-    ("type-restriction-holds", false),
-    ("take-shortfall-holds", false),
-    ("same-input-same-result", false),
-    ("stack-or-size-holds", true),
-    ("forced-out-holds", true),
-];
-
-/// Why a question does not apply to these answers, if it does not.
-fn question_not_applicable(adoption: &Adoption, key: &str) -> Option<String> {
-    let q = contract::container_1()
-        .questions
-        .iter()
-        .find(|q| q.key == key)?;
-    match &q.when {
-        When::Flag { question, options } => {
-            let answer = adoption.answers.get(question).map_or("", String::as_str);
-            (!options.iter().any(|o| o == answer)).then(|| {
-                format!(
-                    "{key} is not asked when {question} is {answer} (only for {})",
-                    options.join(", ")
-                )
-            })
-        }
-        _ => None,
-    }
-}
-
-/// The scope and seeds a test needs from `verification`, or what is missing.
-fn needs(adoption: &Adoption, test: &str, seeds: bool) -> Result<(String, Vec<String>), String> {
-    let v = adoption.verification.get(test);
-    let scope = v.and_then(|v| v.scope.clone());
-    let names = v.map(|v| v.seeds.clone()).unwrap_or_default();
-    match (scope, seeds && names.is_empty()) {
-        (None, true) => Err(format!(
-            "a scope and seeds: add \"verification\": {{\"{test}\": {{\"scope\": ..., \"seeds\": [\"a-seed-name\"]}}}} to the adoption"
-        )),
-        (None, false) => Err(format!(
-            "a scope: add \"verification\": {{\"{test}\": {{\"scope\": ...}}}} to the adoption"
-        )),
-        (Some(_), true) => Err(format!(
-            "seeds: add \"seeds\": [\"a-seed-name\"] to verification.{test} in the adoption"
-        )),
-        (Some(s), false) => Ok((s, names)),
-    }
-}
-
-fn verdict(
-    test: &'static str,
-    row: Option<&str>,
-    adoption: &Adoption,
-    setup: &Setup<'_>,
-    options: &AuditOptions,
-    head: &ReplayHead,
-) -> Verdict {
-    let rules = &setup.rules;
-    let every = |weights, take_slot, strangers, big| Profile {
-        weights,
-        take_slot,
-        focus: None,
-        strangers,
-        big,
-    };
-    let (check, profile, seeds, mut checked) = match test {
-        "capacity-holds" => match needs(adoption, test, true) {
-            Ok((_, seeds)) => (
-                Check::Capacity,
-                every([45, 30, 20, 3], 50, 10, false),
-                seeds,
-                String::new(),
-            ),
-            Err(needs) => return Verdict::CannotRun { needs },
-        },
-        "fill-order-holds" => {
-            if let Some(reason) = question_not_applicable(adoption, "fill-order") {
-                return Verdict::NotApplicable { reason };
-            }
-            let scope = match needs(adoption, test, false) {
-                Ok((scope, _)) => scope,
-                Err(needs) => return Verdict::CannotRun { needs },
-            };
-            let Some(prose) = &options.prose else {
-                return Verdict::CannotRun {
-                    needs: format!("the prose folder (--prose DIR) to resolve its scope {scope}"),
-                };
-            };
-            let resolved = Citation::parse(&scope).and_then(|c| c.resolve(prose));
-            if let Err(e) = resolved {
-                return Verdict::Failed(Failure {
-                    seed: String::new(),
-                    sequence: 0,
-                    step: 0,
-                    message: format!(
-                        "its scope {scope} does not resolve in {}: {e}",
-                        prose.display()
-                    ),
-                    replay: String::new(),
-                });
-            }
-            (
-                Check::FillOrder,
-                every([65, 35, 0, 0], 50, 10, false),
-                vec![test.to_string()],
-                format!("scope {scope} resolves; "),
-            )
-        }
-        "partial-acceptance-holds" => {
-            if let Some(reason) = question_not_applicable(adoption, "partial-acceptance") {
-                return Verdict::NotApplicable { reason };
-            }
-            (
-                Check::Partial,
-                every([75, 25, 0, 0], 30, 10, true),
-                vec![test.to_string()],
-                String::new(),
-            )
-        }
-        "leftover-destination-holds" => {
-            if let Some(reason) = question_not_applicable(adoption, "leftover-destination") {
-                return Verdict::NotApplicable { reason };
-            }
-            (
-                Check::Leftover,
-                every([75, 25, 0, 0], 30, 10, true),
-                vec![test.to_string()],
-                String::new(),
-            )
-        }
-        "draw-order-holds" => {
-            if rules.draw == DrawOrder::NotApplicable {
-                return Verdict::NotApplicable {
-                    reason: "draw-order is not-applicable: the player names the slot of every take"
-                        .to_string(),
-                };
-            }
-            (
-                Check::Draw,
-                every([50, 50, 0, 0], 20, 10, false),
-                vec![test.to_string()],
-                String::new(),
-            )
-        }
-        "type-restriction-holds" => (
-            Check::Entry,
-            every([70, 30, 0, 0], 50, 45, false),
-            vec![test.to_string()],
-            String::new(),
-        ),
-        "take-shortfall-holds" => (
-            Check::Shortfall,
-            every([40, 60, 0, 0], 50, 10, true),
-            vec![test.to_string()],
-            String::new(),
-        ),
-        "same-input-same-result" => {
-            return same_input_same_result(setup, options, head);
-        }
-        "stack-or-size-holds" => {
-            let row = row.unwrap_or_default().to_string();
-            let mut p = every([60, 40, 0, 0], 40, 5, true);
-            p.focus = Some((row.clone(), 80));
-            (
-                Check::StackOrSize(row.clone()),
-                p,
-                vec![format!("{test}-{row}")],
-                String::new(),
-            )
-        }
-        _ => {
-            let row = row.unwrap_or_default().to_string();
-            let mut p = every([50, 15, 30, 5], 40, 5, false);
-            p.focus = Some((row.clone(), 60));
-            (
-                Check::ForcedOut(row.clone()),
-                p,
-                vec![format!("{test}-{row}")],
-                String::new(),
-            )
-        }
-    };
-    let mut steps = 0;
-    let mut checks = 0;
-    for name in &seeds {
-        let mut rng = Rng::new(seed_of(name));
-        for sequence in 0..options.sequences {
-            let ops = run::generate(
-                &mut rng,
-                rules,
-                setup.slot_rules.as_ref(),
-                &profile,
-                options.steps as usize,
-            );
-            match run::run(setup, &ops, &check) {
-                Ok(t) => {
-                    steps += t.steps;
-                    checks += t.checks;
-                }
-                Err(v) => {
-                    let (ops, v) = run::shrink(setup, ops, &check, v);
-                    return Verdict::Failed(Failure {
-                        seed: name.clone(),
-                        sequence,
-                        step: v.step,
-                        message: v.message,
-                        replay: head.render(test, name, sequence, &ops),
-                    });
-                }
-            }
-        }
-    }
-    let seed_word = if seeds.len() == 1 { "seed" } else { "seeds" };
-    checked.push_str(&format!(
-        "{seed_word} {}: {} sequences, {steps} steps, {checks} checks",
-        seeds.join(", "),
-        u64::from(options.sequences) * seeds.len() as u64
-    ));
-    Verdict::Passed { checked }
-}
-
-/// Runs the same sequences twice on fresh containers and compares every
-/// outcome and the contents after every step.
-fn same_input_same_result(setup: &Setup<'_>, options: &AuditOptions, head: &ReplayHead) -> Verdict {
-    let name = "same-input-same-result";
-    let mut rng = Rng::new(seed_of(name));
-    let profile = Profile {
-        weights: [45, 35, 15, 5],
-        take_slot: 40,
-        focus: None,
-        strangers: 10,
-        big: false,
-    };
-    let mut steps = 0u64;
-    for sequence in 0..options.sequences {
-        let ops = run::generate(
-            &mut rng,
-            &setup.rules,
-            setup.slot_rules.as_ref(),
-            &profile,
-            options.steps as usize,
-        );
-        let trace = |ops: &[Op]| -> Vec<String> {
-            let mut s = setup.fresh();
-            ops.iter()
-                .map(|op| {
-                    let outcome = match op {
-                        Op::Deliver { item, amount } => format!("{:?}", s.deliver(item, *amount)),
-                        Op::Take { item, amount, slot } => {
-                            format!("{:?}", s.take(item, *amount, *slot))
-                        }
-                        Op::Resize {
-                            slot_count,
-                            size_budget,
-                        } => format!("{:?}", s.resize(*slot_count, *size_budget)),
-                        Op::OwnerGone => format!("{:?}", s.owner_gone()),
-                        // sequences never sort or move
-                        Op::Sort { .. } | Op::Move { .. } => String::new(),
-                    };
-                    let c = s.contents();
-                    format!(
-                        "{outcome} {:?} {:?}",
-                        c.slots().collect::<Vec<_>>(),
-                        c.holdings().collect::<Vec<_>>()
-                    )
-                })
-                .collect()
-        };
-        let (a, b) = (trace(&ops), trace(&ops));
-        steps += ops.len() as u64;
-        if let Some(step) = a.iter().zip(&b).position(|(x, y)| x != y) {
-            let ops = &ops[..=step];
-            return Verdict::Failed(Failure {
-                seed: name.to_string(),
-                sequence,
-                step: step + 1,
-                message: format!(
-                    "the same request from the same contents gave {} and then {}",
-                    a[step], b[step]
-                ),
-                replay: head.render(name, name, sequence, ops),
-            });
-        }
-    }
-    Verdict::Passed {
-        checked: format!(
-            "seed {name}: {} sequences run twice, {steps} steps, every outcome and state equal",
-            options.sequences
-        ),
-    }
 }
 
 /// What every replay file starts with.

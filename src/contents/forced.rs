@@ -13,8 +13,8 @@ use super::{
     Cause, Contents, ForcedOut, ItemType, Limits, Portion, Shortfall, SlotRules, Stack, TypeTerms,
     accepts_under, terms_under,
 };
-use crate::adoption::MAX_SLOTS;
 use crate::decimal::Decimal;
+use crate::limits::MAX_SLOTS;
 use crate::rules::{Rules, WhenForcedOut};
 
 /// A part of a stack as laid out under the new terms: a stack over a
@@ -25,7 +25,7 @@ struct Piece {
     old_slot: Option<u32>,
     /// The first piece of its old stack (the one that may keep the slot).
     first: bool,
-    /// Its type's terms, an index into the reshape's table of [`Kind`]s.
+    /// Its type's terms, an index into [`Layout::kinds`].
     kind: usize,
 }
 
@@ -180,11 +180,30 @@ impl Contents {
         self.reshape(Cause::RulesChanged, target)
     }
 
+    /// Lays the contents out under `target` and removes what cannot stay,
+    /// or refuses and changes nothing. The steps, each its own function:
+    /// the pieces under the new terms ([`Self::layout`]), (a) what must leave
+    /// ([`Layout::must_leave`]), (b) what leaves for room
+    /// ([`Layout::leave_for_room`]), (c) where the kept pieces go
+    /// ([`Layout::place`]), (d) apply ([`Self::apply`]). Nothing changes
+    /// until (d).
     pub(super) fn reshape(&mut self, cause: Cause, target: Target) -> ForcedOut {
-        let everything = cause == Cause::OwnerGone;
-        let new_rules = &target.rules;
-        let has_slots = new_rules.has_slots();
-        let available = if new_rules.has_slot_limit() {
+        let mut layout = self.layout(&target);
+        match layout.plan(cause == Cause::OwnerGone, &target) {
+            Ok((leaving, placed)) => self.apply(cause, target, layout, leaving, placed),
+            Err(short) => refused(cause, short),
+        }
+    }
+
+    /// The contents as pieces under the new terms, in slot order and then
+    /// the slotless holdings. A stack over its type's new stack limit splits
+    /// into pieces of at most that limit, in order; only its first piece may
+    /// keep the old slot. Each type's terms and forced-out rule are worked
+    /// out once.
+    fn layout(&self, target: &Target) -> Layout {
+        let rules = &target.rules;
+        let has_slots = rules.has_slots();
+        let available = if rules.has_slot_limit() {
             target.limits.slot_count
         } else if has_slots {
             MAX_SLOTS
@@ -192,253 +211,47 @@ impl Contents {
             0
         };
         let sr = target.slot_rules.as_deref();
-        let earlier = &target.earlier;
-        let leaves_of = |item: &str| -> Option<((i64, usize), WhenForcedOut)> {
-            let Some(row) = new_rules.row(item).or_else(|| self.rules.row(item)) else {
-                let i = earlier.iter().position(|e| e.0 == item)?;
-                let (_, when, order) = &earlier[i];
-                return (*when != WhenForcedOut::Never)
-                    .then_some(((order.unwrap_or(i64::MAX), usize::MAX / 2 + i), *when));
-            };
-            (row.when_forced_out != WhenForcedOut::Never).then_some((
-                (row.forced_out_order.unwrap_or(i64::MAX), row.row),
-                row.when_forced_out,
-            ))
+        let mut layout = Layout {
+            pieces: Vec::with_capacity(self.occ.count() as usize + self.holdings.len()),
+            kinds: Vec::new(),
+            has_slots,
+            available,
         };
-
-        // 1. The contents as pieces under the new terms.
-        let olds: Vec<(Option<u32>, &Stack)> = self
+        let olds = self
             .occ
             .occupied()
             .filter_map(|s| self.stack(s).map(|st| (Some(s), st)))
-            .chain(self.holdings.values().map(|st| (None, st)))
-            .collect();
-        let mut pieces: Vec<Piece> = Vec::with_capacity(olds.len());
-        let mut kinds: Vec<Kind> = Vec::new();
+            .chain(self.holdings.values().map(|st| (None, st)));
         let mut known: crate::hash::FxHashMap<&str, usize> = Default::default();
         for (old_slot, st) in olds {
-            let kind = *known.entry(st.item.as_str()).or_insert_with(|| {
-                kinds.push((
-                    terms_under(
-                        new_rules,
-                        sr,
-                        available,
-                        st.item.as_str(),
-                        new_rules.row(st.item.as_str()),
-                    )
-                    .ok(),
-                    leaves_of(st.item.as_str()),
-                ));
-                kinds.len() - 1
+            let item = st.item.as_str();
+            let kind = *known.entry(item).or_insert_with(|| {
+                let terms = terms_under(rules, sr, available, item, rules.row(item)).ok();
+                layout
+                    .kinds
+                    .push((terms, leaves_of(target, &self.rules, item)));
+                layout.kinds.len() - 1
             });
-            let terms = kinds[kind].0;
-            let limit = match (&terms, has_slots) {
-                (Some(t), true) => t.limit.max(1),
-                _ => st.amount,
-            };
-            let mut left = st.amount;
-            let mut first = true;
-            while left > 0 {
-                let n = left.min(limit);
-                pieces.push(Piece {
-                    stack: Stack {
-                        amount: n,
-                        ..st.clone()
-                    },
-                    old_slot,
-                    first,
-                    kind,
-                });
-                first = false;
-                left -= n;
-            }
+            layout.split(old_slot, st, kind);
         }
-        // 2. Types that must leave in full.
-        let mut removed: Vec<(usize, u32)> = Vec::new();
-        let mut gone = vec![false; pieces.len()];
-        let mut stuck: BTreeSet<ItemType> = BTreeSet::new();
-        let mut stuck_slots = 0u64;
-        let must: Vec<usize> = (0..pieces.len())
-            .filter(|&i| everything || kinds[pieces[i].kind].0.is_none())
-            .collect();
-        for &i in &must {
-            if kinds[pieces[i].kind].1.is_none() {
-                stuck.insert(pieces[i].stack.item.clone());
-                stuck_slots += 1;
-            }
-        }
-        if !stuck.is_empty() {
-            return refused(
-                cause,
-                Shortfall {
-                    slots: stuck_slots,
-                    size: Decimal::ZERO,
-                    held_by: stuck.into_iter().collect(),
-                },
-            );
-        }
-        for i in in_leaving_order(&pieces, &kinds, must) {
-            removed.push((i, pieces[i].stack.amount));
-            gone[i] = true;
-        }
-        // 3. Only what is needed leaves for slots and budget.
-        let size_of = |p: &Piece| kinds[p.kind].0.map_or(Decimal::ZERO, |t| t.size);
-        let kept: Vec<usize> = (0..pieces.len()).filter(|&i| !gone[i]).collect();
-        let mut need_slots: u64 = if has_slots {
-            (kept.len() as u64).saturating_sub(u64::from(available))
-        } else {
-            0
-        };
-        let mut need_size = if new_rules.has_budget() {
-            kept.iter()
-                .fold(Decimal::ZERO, |acc, &i| {
-                    acc.plus(size_of(&pieces[i]).times(pieces[i].stack.amount))
-                })
-                .minus(target.limits.size_budget)
-        } else {
-            Decimal::ZERO
-        };
-        let movable: Vec<usize> = kept
-            .iter()
-            .copied()
-            .filter(|&i| kinds[pieces[i].kind].1.is_some())
-            .collect();
-        for i in in_leaving_order(&pieces, &kinds, movable) {
-            if need_slots == 0 && need_size.is_zero() {
-                break;
-            }
-            let p = &pieces[i];
-            let size = size_of(p);
-            if need_slots > 0 {
-                need_slots -= 1;
-                need_size = need_size.minus(size.times(p.stack.amount));
-                removed.push((i, p.stack.amount));
-                gone[i] = true;
-            } else if let Some(k) = size.how_many_cover(need_size) {
-                let k = u32::try_from(k).unwrap_or(u32::MAX).min(p.stack.amount);
-                need_size = need_size.minus(size.times(k));
-                removed.push((i, k));
-                if k == p.stack.amount {
-                    gone[i] = true;
-                }
-            }
-        }
-        if need_slots > 0 || !need_size.is_zero() {
-            let held_by: BTreeSet<ItemType> = (0..pieces.len())
-                .filter(|&i| !gone[i] && kinds[pieces[i].kind].1.is_none())
-                .map(|i| pieces[i].stack.item.clone())
-                .collect();
-            return refused(
-                cause,
-                Shortfall {
-                    slots: need_slots,
-                    size: need_size,
-                    held_by: held_by.into_iter().collect(),
-                },
-            );
-        }
-        for &(i, k) in &removed {
-            if !gone[i] {
-                pieces[i].stack.amount -= k;
-            }
-        }
-        // 4. Lay out what stays.
-        let mut placed: Vec<(u32, usize)> = Vec::new();
-        if has_slots {
-            let mut taken = Taken::default();
-            let stay: Vec<usize> = (0..pieces.len()).filter(|&i| !gone[i]).collect();
-            let mut movers = Vec::new();
-            for &i in &stay {
-                let p = &pieces[i];
-                let keeps = p.first
-                    && p.old_slot.is_some_and(|s| {
-                        s < available
-                            && kinds[p.kind].0.is_some_and(|t| {
-                                accepts_under(new_rules, sr, s, p.stack.item.as_str(), &t)
-                            })
-                    });
-                match (keeps, p.old_slot) {
-                    (true, Some(s)) => {
-                        taken.insert(s);
-                        placed.push((s, i));
-                    }
-                    _ => movers.push(i),
-                }
-            }
-            let mut cursor = 0u32;
-            for i in movers {
-                let p = &pieces[i];
-                let Some(t) = kinds[p.kind].0 else { continue };
-                let mut s = cursor;
-                let slot = loop {
-                    if s >= available {
-                        break None;
-                    }
-                    if !taken.has(s) && accepts_under(new_rules, sr, s, p.stack.item.as_str(), &t) {
-                        break Some(s);
-                    }
-                    s += 1;
-                };
-                match slot {
-                    Some(s) => {
-                        taken.insert(s);
-                        placed.push((s, i));
-                        if t.reserved.is_none() && sr.is_none() {
-                            cursor = s + 1;
-                        }
-                    }
-                    None if kinds[p.kind].1.is_some() => {
-                        removed.push((i, p.stack.amount));
-                        gone[i] = true;
-                    }
-                    None => {
-                        return refused(
-                            cause,
-                            Shortfall {
-                                slots: 1,
-                                size: Decimal::ZERO,
-                                held_by: vec![p.stack.item.clone()],
-                            },
-                        );
-                    }
-                }
-            }
-        }
-        // A slotless holding is one amount per type: refuse rather than
-        // saturate when merged stacks would pass u32::MAX.
-        if !has_slots {
-            let mut sums: std::collections::BTreeMap<&ItemType, u64> = Default::default();
-            for (i, p) in pieces.iter().enumerate() {
-                if !gone[i] {
-                    *sums.entry(&p.stack.item).or_default() += u64::from(p.stack.amount);
-                }
-            }
-            if let Some((item, _)) = sums.iter().find(|(_, n)| **n > u64::from(u32::MAX)) {
-                return refused(
-                    cause,
-                    Shortfall {
-                        slots: 0,
-                        size: Decimal::ZERO,
-                        held_by: vec![(*item).clone()],
-                    },
-                );
-            }
-        }
-        // 5. Apply.
-        let portions = removed
-            .iter()
-            .filter_map(|&(i, k)| {
-                let p = &pieces[i];
-                kinds[p.kind].1.map(|(_, to)| Portion {
-                    item: p.stack.item.clone(),
-                    amount: k,
-                    slot: p.old_slot,
-                    to,
-                })
-            })
-            .collect();
+        layout
+    }
+
+    /// (d) Apply: the contents become the kept pieces in their slots (or
+    /// merged into one holding per type when slotless) under the target's
+    /// rules, capacity and slot rules; the removed portions, in the order
+    /// they were chosen, are the outcome.
+    fn apply(
+        &mut self,
+        cause: Cause,
+        target: Target,
+        layout: Layout,
+        leaving: Leaving,
+        placed: Placement,
+    ) -> ForcedOut {
+        let portions = layout.portions(&leaving);
         let old_len = self.slots.len();
-        self.rules = target.rules.clone();
+        self.rules = target.rules;
         self.limits = target.limits;
         self.slot_rules = target.slot_rules;
         self.slots.clear();
@@ -448,23 +261,23 @@ impl Contents {
         self.size_used = Decimal::ZERO;
         let len = if self.rules.has_slot_limit() {
             self.limits.slot_count as usize
-        } else if has_slots && cause != Cause::RulesChanged {
+        } else if layout.has_slots && cause != Cause::RulesChanged {
             old_len
         } else {
             0
         };
         self.set_slot_len(len);
         for (s, i) in placed {
-            let p = &pieces[i];
-            self.size_used = self.size_used.plus(size_of(p).times(p.stack.amount));
-            self.put_stack(s, p.stack.clone());
+            let stack = &layout.pieces[i].stack;
+            self.size_used = self.size_used.plus(layout.size(i).times(stack.amount));
+            self.put_stack(s, stack.clone());
         }
-        if !has_slots {
-            for (i, p) in pieces.iter().enumerate() {
-                if gone[i] {
+        if !layout.has_slots {
+            for (i, p) in layout.pieces.iter().enumerate() {
+                if leaving.gone[i] {
                     continue;
                 }
-                self.size_used = self.size_used.plus(size_of(p).times(p.stack.amount));
+                self.size_used = self.size_used.plus(layout.size(i).times(p.stack.amount));
                 let entry = self
                     .holdings
                     .entry(p.stack.item.clone())
@@ -483,21 +296,352 @@ impl Contents {
     }
 }
 
-/// Movable pieces in the order they leave: types by forced-out order, and
-/// within a type from the last slot backwards. Pieces are built in slot
-/// order, so a higher index is a later slot (or a later piece of a split).
-fn in_leaving_order(pieces: &[Piece], kinds: &[Kind], which: Vec<usize>) -> Vec<usize> {
-    let mut keyed: Vec<((i64, usize), usize)> = which
-        .into_iter()
-        .map(|i| {
-            let order = kinds[pieces[i].kind]
-                .1
-                .map_or((i64::MAX, usize::MAX), |(o, _)| o);
-            (order, i)
-        })
-        .collect();
-    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
-    keyed.into_iter().map(|(_, i)| i).collect()
+/// A type's forced-out rule: `(forced-out order, row)` and destination when
+/// it is movable, `None` for `never` and for types no rule lists. The new
+/// rules' row counts, else the old rules' row, else the row a save recorded
+/// (ordered after every listed row).
+fn leaves_of(target: &Target, old: &Rules, item: &str) -> Option<((i64, usize), WhenForcedOut)> {
+    let Some(row) = target.rules.row(item).or_else(|| old.row(item)) else {
+        let i = target.earlier.iter().position(|e| e.0 == item)?;
+        let (_, when, order) = &target.earlier[i];
+        return (*when != WhenForcedOut::Never)
+            .then_some(((order.unwrap_or(i64::MAX), usize::MAX / 2 + i), *when));
+    };
+    (row.when_forced_out != WhenForcedOut::Never).then_some((
+        (row.forced_out_order.unwrap_or(i64::MAX), row.row),
+        row.when_forced_out,
+    ))
+}
+
+/// The contents as pieces under the new terms (see [`Contents::layout`]).
+struct Layout {
+    pieces: Vec<Piece>,
+    /// The types' terms, indexed by [`Piece::kind`].
+    kinds: Vec<Kind>,
+    /// Whether the new rules have slots.
+    has_slots: bool,
+    /// How many slot indices the new terms allow.
+    available: u32,
+}
+
+/// What leaves: `(piece, amount)` in the order the portions are reported,
+/// and which pieces leave whole.
+#[derive(Debug)]
+struct Leaving {
+    removed: Vec<(usize, u32)>,
+    gone: Vec<bool>,
+}
+
+impl Leaving {
+    fn none(pieces: usize) -> Leaving {
+        Leaving {
+            removed: Vec::new(),
+            gone: vec![false; pieces],
+        }
+    }
+
+    /// `amount` of piece `i` leaves; the piece is gone when that is all of
+    /// it (`whole`).
+    fn take(&mut self, i: usize, amount: u32, whole: bool) {
+        self.removed.push((i, amount));
+        if whole {
+            self.gone[i] = true;
+        }
+    }
+}
+
+/// Where the kept pieces go: `(slot, piece)`.
+type Placement = Vec<(u32, usize)>;
+
+impl Layout {
+    /// Adds the pieces of `st` (from `old_slot`, of kind `kind`): one, or
+    /// several when it is over its type's new stack limit.
+    fn split(&mut self, old_slot: Option<u32>, st: &Stack, kind: usize) {
+        let limit = match (&self.kinds[kind].0, self.has_slots) {
+            (Some(t), true) => t.limit.max(1),
+            _ => st.amount,
+        };
+        let mut left = st.amount;
+        let mut first = true;
+        while left > 0 {
+            let n = left.min(limit);
+            self.pieces.push(Piece {
+                stack: Stack {
+                    amount: n,
+                    ..st.clone()
+                },
+                old_slot,
+                first,
+                kind,
+            });
+            first = false;
+            left -= n;
+        }
+    }
+
+    /// Steps (a) to (c): what leaves and where the rest goes, or the
+    /// shortfall that refuses the removal. Only the pieces change (the
+    /// amounts left after a partial removal).
+    fn plan(
+        &mut self,
+        everything: bool,
+        target: &Target,
+    ) -> Result<(Leaving, Placement), Shortfall> {
+        let mut leaving = self.must_leave(everything)?;
+        self.leave_for_room(&mut leaving, &target.rules, target.limits.size_budget)?;
+        let placed = self.place(&mut leaving, &target.rules, target.slot_rules.as_deref())?;
+        Ok((leaving, placed))
+    }
+
+    /// The new terms for piece `i` (`None`: its type may not stay).
+    fn terms(&self, i: usize) -> Option<TypeTerms> {
+        self.kinds[self.pieces[i].kind].0
+    }
+
+    /// Piece `i`'s forced-out order and destination (`None`: it never leaves).
+    fn leaves(&self, i: usize) -> Option<((i64, usize), WhenForcedOut)> {
+        self.kinds[self.pieces[i].kind].1
+    }
+
+    /// The size of one item of piece `i` under the new terms.
+    fn size(&self, i: usize) -> Decimal {
+        self.terms(i).map_or(Decimal::ZERO, |t| t.size)
+    }
+
+    fn item(&self, i: usize) -> &ItemType {
+        &self.pieces[i].stack.item
+    }
+
+    /// (a) What must leave in full: everything when `everything` (owner
+    /// gone), else every piece of a type the new terms refuse outright. They
+    /// leave in forced-out order; refused when any of them never leaves
+    /// (short one slot per such piece, held by their types).
+    fn must_leave(&self, everything: bool) -> Result<Leaving, Shortfall> {
+        let must: Vec<usize> = (0..self.pieces.len())
+            .filter(|&i| everything || self.terms(i).is_none())
+            .collect();
+        let stuck: Vec<usize> = must
+            .iter()
+            .copied()
+            .filter(|&i| self.leaves(i).is_none())
+            .collect();
+        if !stuck.is_empty() {
+            let held_by: BTreeSet<ItemType> = stuck.iter().map(|&i| self.item(i).clone()).collect();
+            return Err(Shortfall {
+                slots: stuck.len() as u64,
+                size: Decimal::ZERO,
+                held_by: held_by.into_iter().collect(),
+            });
+        }
+        let mut leaving = Leaving::none(self.pieces.len());
+        for i in self.in_leaving_order(must) {
+            leaving.take(i, self.pieces[i].stack.amount, true);
+        }
+        Ok(leaving)
+    }
+
+    /// (b) What leaves for room, only as much as needed: movable pieces in
+    /// leaving order while slots or budget are short. A slot shortage
+    /// removes whole pieces; a budget shortage removes as many items of a
+    /// piece as close it (a size-0 type never helps). Refused when too few
+    /// can leave, with what is still short and the kept types that never
+    /// leave. A partly removed piece keeps the rest.
+    fn leave_for_room(
+        &mut self,
+        leaving: &mut Leaving,
+        rules: &Rules,
+        budget: Decimal,
+    ) -> Result<(), Shortfall> {
+        let kept: Vec<usize> = (0..self.pieces.len())
+            .filter(|&i| !leaving.gone[i])
+            .collect();
+        let (mut need_slots, mut need_size) = self.shortage(&kept, rules, budget);
+        let movable = kept
+            .into_iter()
+            .filter(|&i| self.leaves(i).is_some())
+            .collect();
+        for i in self.in_leaving_order(movable) {
+            if need_slots == 0 && need_size.is_zero() {
+                break;
+            }
+            let (size, amount) = (self.size(i), self.pieces[i].stack.amount);
+            if need_slots > 0 {
+                need_slots -= 1;
+                need_size = need_size.minus(size.times(amount));
+                leaving.take(i, amount, true);
+            } else if let Some(k) = size.how_many_cover(need_size) {
+                let k = u32::try_from(k).unwrap_or(u32::MAX).min(amount);
+                need_size = need_size.minus(size.times(k));
+                leaving.take(i, k, k == amount);
+            }
+        }
+        if need_slots > 0 || !need_size.is_zero() {
+            let held_by: BTreeSet<ItemType> = (0..self.pieces.len())
+                .filter(|&i| !leaving.gone[i] && self.leaves(i).is_none())
+                .map(|i| self.item(i).clone())
+                .collect();
+            return Err(Shortfall {
+                slots: need_slots,
+                size: need_size,
+                held_by: held_by.into_iter().collect(),
+            });
+        }
+        for &(i, k) in &leaving.removed {
+            if !leaving.gone[i] {
+                self.pieces[i].stack.amount -= k;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many slots and how much size the pieces `kept` are short of
+    /// under the new terms (zero for what the rules do not limit).
+    fn shortage(&self, kept: &[usize], rules: &Rules, budget: Decimal) -> (u64, Decimal) {
+        let slots = if self.has_slots {
+            (kept.len() as u64).saturating_sub(u64::from(self.available))
+        } else {
+            0
+        };
+        let size = if rules.has_budget() {
+            kept.iter()
+                .fold(Decimal::ZERO, |acc, &i| {
+                    acc.plus(self.size(i).times(self.pieces[i].stack.amount))
+                })
+                .minus(budget)
+        } else {
+            Decimal::ZERO
+        };
+        (slots, size)
+    }
+
+    /// (c) Where the kept pieces go. A piece keeps its old slot when it is
+    /// its stack's first piece and the slot still exists and accepts it; the
+    /// others, in the order of their old slots, take the first free slot
+    /// that accepts them, in ascending order (the search starts past the
+    /// last slot so given, unless a reserved slot or slot rules make an
+    /// earlier one possible). A movable piece with no slot leaves; any other
+    /// refuses the removal. Pieces never merge. Slotless: refused when a
+    /// type's kept pieces add to more than one holding can hold.
+    fn place(
+        &self,
+        leaving: &mut Leaving,
+        rules: &Rules,
+        sr: Option<&SlotRules>,
+    ) -> Result<Placement, Shortfall> {
+        if !self.has_slots {
+            self.holdings_fit(leaving)?;
+            return Ok(Vec::new());
+        }
+        let mut taken = Taken::default();
+        let mut placed = Vec::new();
+        let mut movers = Vec::new();
+        for i in (0..self.pieces.len()).filter(|&i| !leaving.gone[i]) {
+            match self.kept_slot(i, rules, sr) {
+                Some(s) => {
+                    taken.insert(s);
+                    placed.push((s, i));
+                }
+                None => movers.push(i),
+            }
+        }
+        let mut cursor = 0u32;
+        for i in movers {
+            let Some(t) = self.terms(i) else { continue };
+            match self.free_slot(i, &t, cursor, &taken, rules, sr) {
+                Some(s) => {
+                    taken.insert(s);
+                    placed.push((s, i));
+                    if t.reserved.is_none() && sr.is_none() {
+                        cursor = s + 1;
+                    }
+                }
+                None if self.leaves(i).is_some() => {
+                    leaving.take(i, self.pieces[i].stack.amount, true);
+                }
+                None => {
+                    return Err(Shortfall {
+                        slots: 1,
+                        size: Decimal::ZERO,
+                        held_by: vec![self.item(i).clone()],
+                    });
+                }
+            }
+        }
+        Ok(placed)
+    }
+
+    /// The old slot piece `i` keeps, if it may: its stack's first piece, in
+    /// a slot that still exists and accepts it.
+    fn kept_slot(&self, i: usize, rules: &Rules, sr: Option<&SlotRules>) -> Option<u32> {
+        let p = &self.pieces[i];
+        let t = self.terms(i)?;
+        let s = p.old_slot.filter(|&s| p.first && s < self.available)?;
+        accepts_under(rules, sr, s, p.stack.item.as_str(), &t).then_some(s)
+    }
+
+    /// The first slot from `from` on that is not taken and accepts piece `i`.
+    fn free_slot(
+        &self,
+        i: usize,
+        t: &TypeTerms,
+        from: u32,
+        taken: &Taken,
+        rules: &Rules,
+        sr: Option<&SlotRules>,
+    ) -> Option<u32> {
+        let item = self.item(i).as_str();
+        (from..self.available).find(|&s| !taken.has(s) && accepts_under(rules, sr, s, item, t))
+    }
+
+    /// A slotless holding is one amount per type: refuse rather than
+    /// saturate when a type's kept pieces would pass `u32::MAX` (the first
+    /// such type by id holds it).
+    fn holdings_fit(&self, leaving: &Leaving) -> Result<(), Shortfall> {
+        let mut sums: std::collections::BTreeMap<&ItemType, u64> = Default::default();
+        for (i, p) in self.pieces.iter().enumerate() {
+            if !leaving.gone[i] {
+                *sums.entry(&p.stack.item).or_default() += u64::from(p.stack.amount);
+            }
+        }
+        match sums.into_iter().find(|(_, n)| *n > u64::from(u32::MAX)) {
+            Some((item, _)) => Err(Shortfall {
+                slots: 0,
+                size: Decimal::ZERO,
+                held_by: vec![item.clone()],
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The removed portions, in the order they were chosen.
+    fn portions(&self, leaving: &Leaving) -> Vec<Portion> {
+        leaving
+            .removed
+            .iter()
+            .filter_map(|&(i, k)| {
+                let p = &self.pieces[i];
+                self.leaves(i).map(|(_, to)| Portion {
+                    item: p.stack.item.clone(),
+                    amount: k,
+                    slot: p.old_slot,
+                    to,
+                })
+            })
+            .collect()
+    }
+
+    /// Movable pieces in the order they leave: types by forced-out order,
+    /// and within a type from the last slot backwards. Pieces are built in
+    /// slot order, so a higher index is a later slot (or a later piece of a
+    /// split).
+    fn in_leaving_order(&self, which: Vec<usize>) -> Vec<usize> {
+        let mut keyed: Vec<((i64, usize), usize)> = which
+            .into_iter()
+            .map(|i| (self.leaves(i).map_or((i64::MAX, usize::MAX), |(o, _)| o), i))
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        keyed.into_iter().map(|(_, i)| i).collect()
+    }
 }
 
 /// Slots given out while laying out what stays.
@@ -599,5 +743,436 @@ mod tests {
             compared += usize::from(a.refused.is_none() && !a.portions.is_empty());
         }
         assert!(compared > 50, "only {compared} shrinks forced items out");
+    }
+
+    // ---- the steps of a reshape, one at a time ----
+
+    use serde_json::{Value, json};
+
+    /// A row: `order` is the forced-out order of a movable type.
+    fn row(id: &str, limit: u32, size: f64, forced: &str, order: i64) -> Value {
+        json!({"id": id, "stack-limit": limit, "size": size,
+            "when-forced-out": forced, "forced-out-order": order})
+    }
+
+    /// Compiled rules for a hand-written adoption; each row's fields are
+    /// cut to what `capacity` and `restrict` use, as an adoption has them.
+    fn rules(
+        capacity: &str,
+        restrict: &str,
+        slots: u32,
+        budget: f64,
+        rows: &[Value],
+    ) -> Arc<Rules> {
+        let has_slots = capacity != "size-budget";
+        let has_budget = matches!(capacity, "size-budget" | "slots-and-size");
+        let items: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let mut r = r.as_object().expect("a row").clone();
+                if !has_slots {
+                    r.remove("stack-limit");
+                }
+                if !has_budget {
+                    r.remove("size");
+                }
+                if r["when-forced-out"] == "never" {
+                    r.remove("forced-out-order");
+                }
+                if restrict == "by-slot" {
+                    r.insert(
+                        "slot-rules-declared-in".into(),
+                        json!("02-mechanics.md#slots"),
+                    );
+                }
+                Value::Object(r)
+            })
+            .collect();
+        let mut answers = json!({"capacity-limit": capacity, "draw-order": "first-in-order",
+            "type-restriction": restrict});
+        if capacity != "no-limit" {
+            answers["partial-acceptance"] = json!("fill-what-fits");
+            answers["leftover-destination"] = json!("destroyed");
+        }
+        if has_slots {
+            answers["fill-order"] = json!("first-slot-that-fits");
+        }
+        let v = json!({"contract": "container", "version": 1, "answers": answers,
+            "values": {"slot-count": if has_slots { slots } else { 0 },
+                "size-budget": if has_budget { budget } else { 0.0 }},
+            "rows": {"items": items}});
+        let (report, a) = adoption::validate(&v, Context::default());
+        let a = a.unwrap_or_else(|| panic!("test adoption is valid: {report}"));
+        Arc::new(Rules::compile(&a, &crate::adoption::Tuning::default()).expect("compiles"))
+    }
+
+    /// Contents under `rules` holding exactly `slots` (slot `k` is
+    /// `slots[k]`), each stack's counters its slot number.
+    fn holding(rules: &Arc<Rules>, slots: &[Option<(&str, u32)>]) -> Contents {
+        let mut c = Contents::new(rules.clone());
+        for (s, st) in slots.iter().enumerate() {
+            let Some((item, amount)) = *st else { continue };
+            let size = rules.row(item).map_or(Decimal::ZERO, |r| r.size);
+            c.size_used = c.size_used.plus(size.times(amount));
+            let stack = Stack {
+                item: ItemType::from(item),
+                amount,
+                began: s as u64,
+                last_received: s as u64,
+            };
+            c.put_stack(s as u32, stack);
+        }
+        c
+    }
+
+    fn to(rules: &Arc<Rules>, slot_count: u32, size_budget: &str) -> Target {
+        Target {
+            rules: rules.clone(),
+            limits: Limits {
+                slot_count,
+                size_budget: size_budget.parse().unwrap(),
+            },
+            slot_rules: None,
+            earlier: Vec::new(),
+        }
+    }
+
+    /// The pieces as (type, amount, old slot, first piece).
+    fn pieces(l: &Layout) -> Vec<(&str, u32, Option<u32>, bool)> {
+        l.pieces
+            .iter()
+            .map(|p| (p.stack.item.as_str(), p.stack.amount, p.old_slot, p.first))
+            .collect()
+    }
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    fn short(slots: u64, size: &str, held_by: &[&str]) -> Shortfall {
+        Shortfall {
+            slots,
+            size: d(size),
+            held_by: held_by.iter().map(|&t| ItemType::from(t)).collect(),
+        }
+    }
+
+    const Z: &str = "zz-unlisted";
+
+    /// Apple (order 2) and bolt (order 1) move; coin never leaves.
+    fn three(limit: u32) -> [Value; 3] {
+        [
+            row("apple", limit, 1.0, "dropped-nearby", 2),
+            row("bolt", limit, 0.0, "destroyed", 1),
+            row("coin", limit, 0.5, "never", 0),
+        ]
+    }
+
+    #[test]
+    fn the_layout_splits_stacks_over_a_lowered_limit_and_knows_each_types_terms() {
+        let old = rules("slot-count", "any-item", 4, 0.0, &three(5));
+        let c = holding(
+            &old,
+            &[Some(("apple", 5)), Some((Z, 1)), None, Some(("bolt", 2))],
+        );
+        let new = rules("slot-count", "only-these", 4, 0.0, &three(2));
+        let l = c.layout(&to(&new, 4, "0"));
+        assert_eq!(
+            pieces(&l),
+            [
+                ("apple", 2, Some(0), true),
+                ("apple", 2, Some(0), false),
+                ("apple", 1, Some(0), false),
+                (Z, 1, Some(1), true),
+                ("bolt", 2, Some(3), true),
+            ]
+        );
+        assert_eq!(l.kinds.len(), 3, "one kind per type");
+        assert_eq!((l.has_slots, l.available), (true, 4));
+        assert_eq!(l.terms(0).map(|t| t.limit), Some(2));
+        assert_eq!(l.terms(3), None, "only-these refuses the unlisted type");
+        assert_eq!(l.leaves(2), Some(((2, 0), WhenForcedOut::DroppedNearby)));
+        assert_eq!(l.leaves(4), Some(((1, 1), WhenForcedOut::Destroyed)));
+        assert_eq!(l.leaves(3), None, "no rule lists it");
+        // a row a save recorded counts after every listed row
+        let mut t = to(&new, 4, "0");
+        t.earlier = vec![(Z.to_string(), WhenForcedOut::Destroyed, Some(-5))];
+        let l = c.layout(&t);
+        assert_eq!(
+            l.leaves(3),
+            Some(((-5, usize::MAX / 2), WhenForcedOut::Destroyed))
+        );
+        // under the old rules (and no-limit's ceiling) nothing splits
+        let open = rules("no-limit", "any-item", 0, 0.0, &three(5));
+        let l = c.layout(&to(&open, 0, "0"));
+        assert_eq!(pieces(&l).len(), 3);
+        assert_eq!(l.available, MAX_SLOTS);
+    }
+
+    #[test]
+    fn what_must_leave_leaves_whole_in_leaving_order_or_refuses() {
+        let old = rules("slot-count", "any-item", 4, 0.0, &three(5));
+        let c = holding(
+            &old,
+            &[
+                Some(("apple", 5)),
+                Some(("bolt", 2)),
+                Some(("apple", 3)),
+                None,
+            ],
+        );
+        // owner gone: bolt (order 1), then apple from its last slot back
+        let l = c.layout(&to(&old, 4, "0"));
+        let out = l.must_leave(true).expect("all movable");
+        assert_eq!(out.removed, [(1, 2), (2, 3), (0, 5)]);
+        assert_eq!(out.gone, [true; 3]);
+        // nothing is refused outright: nothing must leave
+        let out = l.must_leave(false).expect("nothing to refuse");
+        assert!(out.removed.is_empty() && out.gone == [false; 3]);
+        // a type the new rules refuse leaves in full, the rest stays
+        let c = holding(
+            &old,
+            &[Some(("apple", 5)), Some((Z, 1)), Some(("apple", 1))],
+        );
+        let mut t = to(
+            &rules("slot-count", "only-these", 4, 0.0, &three(5)),
+            4,
+            "0",
+        );
+        t.earlier = vec![(Z.to_string(), WhenForcedOut::Destroyed, None)];
+        let out = c.layout(&t).must_leave(false).expect("it may leave");
+        assert_eq!(out.removed, [(1, 1)]);
+        assert_eq!(out.gone, [false, true, false]);
+        // pieces that never leave refuse: one slot short per piece
+        let c = holding(&old, &[Some(("coin", 5)), Some((Z, 1)), Some(("coin", 2))]);
+        let l = c.layout(&to(&old, 4, "0"));
+        assert_eq!(l.must_leave(true).unwrap_err(), short(3, "0", &["coin", Z]));
+    }
+
+    #[test]
+    fn what_leaves_for_room_is_whole_stacks_for_slots_and_items_for_budget() {
+        let old = rules("slot-count", "any-item", 6, 0.0, &three(5));
+        let c = holding(
+            &old,
+            &[
+                Some(("apple", 1)),
+                Some(("bolt", 1)),
+                Some(("coin", 1)),
+                Some(("apple", 2)),
+                Some((Z, 1)),
+                Some(("bolt", 1)),
+            ],
+        );
+        // three slots short: bolt from slot 5 back, then apple from slot 3;
+        // coin (never) and the unlisted type are skipped
+        let mut l = c.layout(&to(&old, 3, "0"));
+        let mut out = l.must_leave(false).unwrap();
+        l.leave_for_room(&mut out, &old, Decimal::ZERO)
+            .expect("enough leave");
+        assert_eq!(out.removed, [(5, 1), (1, 1), (3, 2)]);
+        assert_eq!(out.gone, [false, true, false, true, false, true]);
+        // five short but only four may leave
+        let mut l = c.layout(&to(&old, 1, "0"));
+        let mut out = l.must_leave(false).unwrap();
+        let err = l.leave_for_room(&mut out, &old, Decimal::ZERO).unwrap_err();
+        assert_eq!(err, short(1, "0", &["coin", Z]));
+
+        // budget: only as many items as close it; bolt (size 0) never helps
+        let sized = rules("slots-and-size", "any-item", 4, 10.0, &three(10));
+        let c = holding(
+            &sized,
+            &[
+                Some(("apple", 4)),
+                Some(("bolt", 3)),
+                Some(("apple", 4)),
+                Some(("coin", 2)),
+            ],
+        );
+        assert_eq!(c.size_used, d("9"));
+        let mut l = c.layout(&to(&sized, 4, "6"));
+        let mut out = l.must_leave(false).unwrap();
+        l.leave_for_room(&mut out, &sized, d("6"))
+            .expect("apple closes it");
+        assert_eq!(out.removed, [(2, 3)]);
+        assert_eq!(out.gone, [false; 4], "a partial removal keeps the piece");
+        assert_eq!(l.pieces[2].stack.amount, 1, "the piece keeps the rest");
+        // too little may leave: coin holds the last half
+        let mut l = c.layout(&to(&sized, 4, "0.5"));
+        let mut out = l.must_leave(false).unwrap();
+        let err = l.leave_for_room(&mut out, &sized, d("0.5")).unwrap_err();
+        assert_eq!(err, short(0, "0.5", &["coin"]));
+        assert_eq!(
+            out.removed,
+            [(2, 4), (0, 4)],
+            "whole stacks as far as they went"
+        );
+    }
+
+    #[test]
+    fn kept_pieces_keep_their_slot_or_move_to_free_slots_in_old_slot_order() {
+        let old = rules("slot-count", "any-item", 6, 0.0, &three(4));
+        let c = holding(
+            &old,
+            &[
+                Some(("apple", 4)),
+                None,
+                Some(("bolt", 1)),
+                None,
+                Some(("apple", 1)),
+                Some(("bolt", 4)),
+            ],
+        );
+        // a shrink: slots 4 and 5 move to 1 and 3; apple in 1 does not
+        // merge into slot 0
+        let l = c.layout(&to(&old, 4, "0"));
+        let mut out = l.must_leave(false).unwrap();
+        let placed = l.place(&mut out, &old, None).expect("room for all");
+        assert_eq!(placed, [(0, 0), (2, 1), (1, 2), (3, 3)]);
+        assert!(out.removed.is_empty());
+        // a lowered limit: first pieces keep their slots, the rest fill the
+        // free slots in ascending order
+        let lower = rules("slot-count", "any-item", 8, 0.0, &three(2));
+        let l = c.layout(&to(&lower, 8, "0"));
+        assert_eq!(l.pieces.len(), 6);
+        let mut out = l.must_leave(false).unwrap();
+        let placed = l.place(&mut out, &lower, None).expect("room for all");
+        assert_eq!(placed, [(0, 0), (2, 2), (4, 3), (5, 4), (1, 1), (3, 5)]);
+        // too few slots: a movable piece without one leaves whole
+        let l = c.layout(&to(&lower, 5, "0"));
+        let mut out = l.must_leave(false).unwrap();
+        let placed = l.place(&mut out, &lower, None).expect("bolt may leave");
+        assert_eq!(placed, [(0, 0), (2, 2), (4, 3), (1, 1), (3, 4)]);
+        assert_eq!(out.removed, [(5, 2)]);
+    }
+
+    #[test]
+    fn pieces_a_slot_no_longer_accepts_move_leave_or_refuse() {
+        let by_slot = |bolt: &str| {
+            let rows = [
+                row("apple", 3, 0.0, "dropped-nearby", 1),
+                row("bolt", 3, 0.0, bolt, 2),
+            ];
+            rules("slot-count", "by-slot", 3, 0.0, &rows)
+        };
+        for bolt in ["destroyed", "never"] {
+            let r = by_slot(bolt);
+            let c = holding(
+                &r,
+                &[Some(("apple", 1)), Some(("bolt", 1)), Some(("bolt", 2))],
+            )
+            .with_slot_rules(SlotRules::new([
+                vec!["apple"],
+                vec!["bolt"],
+                vec!["bolt"],
+            ]));
+            let swapped = SlotRules::new([vec!["bolt"], vec!["apple"], vec!["apple"]]);
+            let mut t = to(&r, 3, "0");
+            t.slot_rules = Some(Arc::new(swapped.clone()));
+            let l = c.layout(&t);
+            let mut out = l.must_leave(false).unwrap();
+            let placed = l.place(&mut out, &r, Some(&swapped));
+            if bolt == "never" {
+                assert_eq!(placed.unwrap_err(), short(1, "0", &["bolt"]));
+            } else {
+                // every piece moves; with slot rules each search starts at 0
+                assert_eq!(placed.unwrap(), [(1, 0), (0, 1)]);
+                assert_eq!(out.removed, [(2, 2)]);
+            }
+        }
+    }
+
+    #[test]
+    fn slotless_holdings_refuse_to_pass_one_amount() {
+        let terms = TypeTerms {
+            limit: u32::MAX,
+            size: Decimal::ZERO,
+            leaves_to: None,
+            order: (i64::MAX, usize::MAX),
+            reserved: None,
+        };
+        let piece = |amount| Piece {
+            stack: Stack {
+                item: ItemType::from("apple"),
+                amount,
+                began: 0,
+                last_received: 0,
+            },
+            old_slot: None,
+            first: true,
+            kind: 0,
+        };
+        let l = Layout {
+            pieces: vec![piece(u32::MAX), piece(1)],
+            kinds: vec![(Some(terms), Some(((0, 0), WhenForcedOut::Destroyed)))],
+            has_slots: false,
+            available: 0,
+        };
+        let r = rules("size-budget", "any-item", 0, 10.0, &three(1));
+        let mut out = Leaving::none(2);
+        assert_eq!(
+            l.place(&mut out, &r, None).unwrap_err(),
+            short(0, "0", &["apple"])
+        );
+        out.take(1, 1, true);
+        assert!(l.place(&mut out, &r, None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn applying_lays_down_the_plan_and_reports_the_portions_in_order() {
+        let sized = rules("slots-and-size", "any-item", 4, 10.0, &three(10));
+        let mut c = holding(
+            &sized,
+            &[
+                Some(("apple", 4)),
+                Some(("bolt", 3)),
+                Some(("apple", 4)),
+                Some(("coin", 2)),
+            ],
+        );
+        let t = to(&sized, 4, "6");
+        let mut l = c.layout(&t);
+        let (out, placed) = l.plan(false, &t).expect("fits");
+        let f = c.apply(Cause::Shrink, t, l, out, placed);
+        let portion = Portion {
+            item: ItemType::from("apple"),
+            amount: 3,
+            slot: Some(2),
+            to: WhenForcedOut::DroppedNearby,
+        };
+        assert_eq!(f.portions, [portion]);
+        assert_eq!((f.cause, f.refused), (Cause::Shrink, None));
+        let want: [(&str, u32, u64); 4] = [
+            ("apple", 4, 0),
+            ("bolt", 3, 1),
+            ("apple", 1, 2),
+            ("coin", 2, 3),
+        ];
+        let want: Vec<Option<(String, u32, u64, u64)>> = want
+            .iter()
+            .map(|&(t, n, s)| Some((t.to_string(), n, s, s)))
+            .collect();
+        assert_eq!(view(&c), want, "stacks keep their slots and counters");
+        assert_eq!(c.size_used(), d("6"));
+        assert_eq!(c.limits().size_budget, d("6"));
+        assert_eq!(c.count("apple"), 5);
+
+        // to a slotless container: one holding per type
+        let old = rules("slot-count", "any-item", 4, 0.0, &three(5));
+        let mut c = holding(
+            &old,
+            &[Some(("apple", 4)), Some(("apple", 3)), Some(("bolt", 2))],
+        );
+        let budget = rules("size-budget", "any-item", 0, 100.0, &three(5));
+        let t = to(&budget, 0, "100");
+        let mut l = c.layout(&t);
+        let (out, placed) = l.plan(false, &t).expect("fits");
+        assert!(placed.is_empty());
+        let f = c.apply(Cause::RulesChanged, t, l, out, placed);
+        assert!(f.portions.is_empty());
+        let held: Vec<(String, u32)> = c.holdings().map(|(k, n)| (k.to_string(), n)).collect();
+        assert_eq!(held, [("apple".to_string(), 7), ("bolt".to_string(), 2)]);
+        assert_eq!(c.size_used(), d("7"));
+        assert_eq!(c.slot_len(), 0);
+        assert!(Arc::ptr_eq(c.rules(), &budget));
     }
 }

@@ -38,14 +38,12 @@ mod occupancy;
 mod outcome;
 mod rearrange;
 mod restore;
-pub use restore::Loaded;
+pub use restore::{LoadRefused, Loaded};
 mod take;
 mod transfer;
 pub use transfer::{Swapped, TransferRequest, Transferred};
 
-use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -55,51 +53,10 @@ pub use outcome::{
     Shortfall, Taken,
 };
 
-use crate::adoption::MAX_SLOTS;
 use crate::decimal::Decimal;
+pub use crate::item::ItemType;
+use crate::limits::MAX_SLOTS;
 use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
-
-/// An item type's id (kebab-case), cheap to clone.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ItemType(Arc<str>);
-
-impl ItemType {
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<&str> for ItemType {
-    fn from(s: &str) -> ItemType {
-        ItemType(Arc::from(s))
-    }
-}
-
-impl From<String> for ItemType {
-    fn from(s: String) -> ItemType {
-        ItemType(Arc::from(s))
-    }
-}
-
-impl Borrow<str> for ItemType {
-    fn borrow(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for ItemType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", &*self.0)
-    }
-}
-
-impl fmt::Display for ItemType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// One slot's contents: one type, an amount of at least one, and the draw
 /// order bookkeeping.

@@ -106,7 +106,7 @@ impl Contents {
         let limit_len = if self.rules.has_slot_limit() {
             self.slots.len() as u32
         } else {
-            crate::adoption::MAX_SLOTS
+            crate::limits::MAX_SLOTS
         };
         if from >= limit_len || to >= limit_len {
             return Err(Reason::NoSuchSlot);

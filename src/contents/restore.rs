@@ -1,11 +1,12 @@
 //! Saving and loading contents (the format is in [`crate::save`]).
 
+use std::fmt;
 use std::sync::Arc;
 
 use super::forced::Target;
-use super::{Cause, Contents, ItemType, Limits, SlotRules, Stack};
+use super::{Cause, Contents, ForcedOut, ItemType, Limits, SlotRules, Stack};
 use crate::rules::{Rules, WhenForcedOut};
-use crate::save::{AdoptionId, LoadRefused, SAVE_FORMAT, SavedContents, SavedRow, SavedStack};
+use crate::save::{AdoptionId, SAVE_FORMAT, SavedContents, SavedRow, SavedStack};
 
 /// A loaded container and what the load had to move.
 #[derive(Clone, Debug)]
@@ -17,8 +18,30 @@ pub struct Loaded {
     /// What left because the current rules could not hold it (cause
     /// [`Cause::Loaded`]); empty when everything fit. Settle its portions
     /// like any forced removal.
-    pub migrated: super::ForcedOut,
+    pub migrated: ForcedOut,
 }
+
+/// A load that would have to remove items that never leave: nothing was
+/// loaded and the save is untouched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadRefused {
+    /// The refused forced removal, with how much was short and which types
+    /// held it.
+    pub forced: ForcedOut,
+}
+
+impl fmt::Display for LoadRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the save does not fit the changed adoption and too few items may leave: {}; \
+             give those types a when-forced-out other than never, or keep the old capacity",
+            self.forced
+        )
+    }
+}
+
+impl std::error::Error for LoadRefused {}
 
 fn saved(s: &Stack) -> SavedStack {
     SavedStack {

@@ -1,7 +1,10 @@
 //! The strict reader for `notarius_dnd_item_occurrences_v1`.
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::adoption::source::fields::{List, NonEmptyText, Obj, OneOf, Whole};
+use crate::adoption::{Format, ProblemKind, Report, source};
 
 /// One problem in an occurrence list: where (`/occurrences/3/to`) and what.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -108,6 +111,12 @@ const FIELDS: [&str; 7] = [
     "source_refs",
 ];
 
+/// The words of [`Kind`], in its order.
+const KINDS: [&str; 5] = ["discovered", "acquired", "lost", "consumed", "transferred"];
+
+/// The fields of a source reference.
+const REF_FIELDS: [&str; 3] = ["source_id", "start_unit_id", "end_unit_id"];
+
 /// Reads a v1 occurrence list strictly; every problem is reported with its
 /// index and field.
 ///
@@ -124,246 +133,205 @@ const FIELDS: [&str; 7] = [
 /// assert!(problems.iter().any(|p| p.path == "/occurrences/0/to"));
 /// ```
 pub fn read_occurrences(bytes: &[u8]) -> Result<Vec<Occurrence>, Vec<InputProblem>> {
-    let mut problems = Vec::new();
-    let mut problem = |path: String, message: String| problems.push(InputProblem { path, message });
-    let root: Value = match crate::adoption::source::parse(bytes, crate::adoption::Format::Json) {
-        Ok(v) => v,
-        Err(report) => {
-            return Err(report
-                .problems
-                .iter()
-                .map(|p| InputProblem {
-                    path: String::new(),
-                    message: p.to_string(),
-                })
-                .collect());
-        }
-    };
-    let Some(obj) = root.as_object() else {
-        problem(
-            String::new(),
-            "v1 is one JSON object with \"occurrences\"".into(),
-        );
-        return Err(problems);
-    };
-    for k in obj.keys() {
-        if k != "occurrences" {
-            problem(
-                format!("/{k}"),
-                format!("unknown field \"{k}\"; v1 has only \"occurrences\""),
-            );
-        }
+    let root = source::parse(bytes, Format::Json).map_err(|report| {
+        // a syntax problem's line and column are in its whole text
+        report
+            .problems
+            .iter()
+            .map(|p| InputProblem {
+                path: String::new(),
+                message: p.to_string(),
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let mut r = Report::default();
+    let list = occurrences(&root, &mut r);
+    if r.has_errors() {
+        Err(input_problems(&r))
+    } else {
+        Ok(list)
     }
-    let list = match obj.get("occurrences") {
-        None => {
-            problem(
-                "/occurrences".into(),
-                "required; it may be an empty list".into(),
-            );
-            return Err(problems);
-        }
-        Some(Value::Array(a)) => a,
-        Some(_) => {
-            problem("/occurrences".into(), "must be a list".into());
-            return Err(problems);
-        }
-    };
+}
+
+/// A report's problems as the occurrence reader gives them: path and
+/// message.
+fn input_problems(r: &Report) -> Vec<InputProblem> {
+    r.problems
+        .iter()
+        .map(|p| InputProblem {
+            path: p.path.clone(),
+            message: p.message.clone(),
+        })
+        .collect()
+}
+
+/// The list: every occurrence that reads, every problem in `r`.
+fn occurrences(root: &Value, r: &mut Report) -> Vec<Occurrence> {
     let mut out = Vec::new();
+    let Some(obj) = Obj::of(root, "", "v1 is one JSON object with \"occurrences\"", r) else {
+        return out;
+    };
+    obj.refuse_unknown(&["occurrences"], r);
+    let Some(list) = obj.required(
+        "occurrences",
+        List("a list of occurrences (it may be empty)"),
+        r,
+    ) else {
+        return out;
+    };
     for (i, o) in list.iter().enumerate() {
         let at = format!("/occurrences/{i}");
-        let Some(o) = o.as_object() else {
-            problem(at, "an occurrence is an object".into());
+        let Some(o) = Obj::of(o, &at, "an occurrence is an object", r) else {
             continue;
         };
         if let Some(first) = list[..i]
             .iter()
-            .position(|p| p == &Value::Object(o.clone()))
+            .position(|p| p.as_object() == Some(o.map()))
         {
-            problem(at.clone(), format!("exact duplicate of occurrence {first}"));
+            r.error(
+                ProblemKind::Duplicate,
+                o.at(),
+                format!("exact duplicate of occurrence {first}"),
+            );
         }
-        if let Some(occ) = occurrence(o, &at, &mut problem) {
+        if let Some(occ) = occurrence(&o, r) {
             out.push(occ);
         }
     }
-    if problems.is_empty() {
-        Ok(out)
-    } else {
-        Err(problems)
-    }
+    out
 }
 
-fn text(
-    o: &Map<String, Value>,
-    key: &str,
-    at: &str,
-    problem: &mut impl FnMut(String, String),
-) -> Option<String> {
-    match o.get(key) {
-        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-        Some(_) => {
-            problem(format!("{at}/{key}"), "must be non-empty text".into());
-            None
-        }
-        None => None,
-    }
-}
-
-fn occurrence(
-    o: &Map<String, Value>,
-    at: &str,
-    problem: &mut impl FnMut(String, String),
-) -> Option<Occurrence> {
-    let before = std::cell::Cell::new(false);
-    let mut p = |path: String, msg: String| {
-        before.set(true);
-        problem(path, msg)
-    };
-    for k in o.keys() {
-        if !FIELDS.contains(&k.as_str()) {
-            p(format!("{at}/{k}"), format!("unknown field \"{k}\""));
-        }
-    }
-    for k in ["item_id", "name", "kind", "source_refs"] {
-        if !o.contains_key(k) {
-            p(format!("{at}/{k}"), "required".into());
-        }
-    }
-    let item_id = text(o, "item_id", at, &mut p);
-    let name = text(o, "name", at, &mut p);
-    let kind = match o.get("kind") {
-        Some(Value::String(w)) => Kind::from_word(w).or_else(|| {
-            p(
-                format!("{at}/kind"),
-                format!("\"{w}\" is not one of discovered, acquired, lost, consumed, transferred"),
-            );
-            None
-        }),
-        Some(_) => {
-            p(format!("{at}/kind"), "must be text".into());
-            None
-        }
-        None => None,
-    };
-    let quantity = match o.get("quantity") {
-        None => None,
-        Some(v) => match v.as_u64().filter(|n| (1..=u64::from(u32::MAX)).contains(n)) {
-            Some(n) => Some(n),
-            None => {
-                p(
-                    format!("{at}/quantity"),
-                    format!("{v} is not a whole number from 1 to {}", u32::MAX),
-                );
-                None
-            }
-        },
-    };
-    let from = text(o, "from", at, &mut p);
-    let to = text(o, "to", at, &mut p);
+/// One occurrence; `None` when it has any problem.
+fn occurrence(o: &Obj<'_>, r: &mut Report) -> Option<Occurrence> {
+    let before = r.problems.len();
+    o.refuse_unknown(&FIELDS, r);
+    let item_id = o.required("item_id", NonEmptyText, r);
+    let name = o.required("name", NonEmptyText, r);
+    let kind = o
+        .required("kind", OneOf(&KINDS), r)
+        .and_then(Kind::from_word);
+    let quantity = o
+        .optional("quantity", Whole::between(1, u64::from(u32::MAX)), r)
+        .flatten();
+    let from = o.optional("from", NonEmptyText, r).flatten();
+    let to = o.optional("to", NonEmptyText, r).flatten();
     if let Some(kind) = kind {
-        let (need_from, need_to) = match kind {
-            Kind::Discovered => (false, false),
-            Kind::Acquired => (false, true),
-            Kind::Lost | Kind::Consumed => (true, false),
-            Kind::Transferred => (true, true),
-        };
-        for (key, need) in [("from", need_from), ("to", need_to)] {
-            match (need, o.contains_key(key)) {
-                (true, false) => p(
-                    format!("{at}/{key}"),
-                    format!("{} requires \"{key}\"", kind.as_str()),
-                ),
-                (false, true) => p(
-                    format!("{at}/{key}"),
-                    format!("{} does not permit \"{key}\"", kind.as_str()),
-                ),
-                _ => {}
-            }
-        }
-        if kind == Kind::Transferred {
-            if from.is_some() && from == to {
-                p(
-                    format!("{at}/to"),
-                    "transferred needs two distinct holders".into(),
-                );
-            }
-            for (key, v) in [("from", &from), ("to", &to)] {
-                if v.as_deref() == Some("party") {
-                    p(
-                        format!("{at}/{key}"),
-                        "transferred holders may not be \"party\"".into(),
-                    );
-                }
-            }
-        }
+        holders(o, kind, from, to, r);
     }
-    let mut refs = Vec::new();
-    match o.get("source_refs") {
-        None => {}
-        Some(Value::Array(a)) if !a.is_empty() => {
-            for (j, r) in a.iter().enumerate() {
-                let rat = format!("{at}/source_refs/{j}");
-                let Some(r) = r.as_object() else {
-                    p(rat, "a source reference is an object".into());
-                    continue;
-                };
-                for k in r.keys() {
-                    if !["source_id", "start_unit_id", "end_unit_id"].contains(&k.as_str()) {
-                        p(format!("{rat}/{k}"), format!("unknown field \"{k}\""));
-                    }
-                }
-                let source_id = match r.get("source_id") {
-                    Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-                    _ => {
-                        p(format!("{rat}/source_id"), "required non-empty text".into());
-                        None
-                    }
-                };
-                let mut unit = |k: &str| match r.get(k).and_then(Value::as_u64).filter(|n| *n >= 1)
-                {
-                    Some(n) => Some(n),
-                    None => {
-                        p(
-                            format!("{rat}/{k}"),
-                            "required positive whole number".into(),
-                        );
-                        None
-                    }
-                };
-                let (start, end) = (unit("start_unit_id"), unit("end_unit_id"));
-                if let (Some(s), Some(e)) = (start, end)
-                    && s > e
-                {
-                    p(
-                        format!("{rat}/end_unit_id"),
-                        format!("the range starts at {s} and may not end before it, at {e}"),
-                    );
-                }
-                if let (Some(source_id), Some(start_unit_id), Some(end_unit_id)) =
-                    (source_id, start, end)
-                {
-                    refs.push(SourceRef {
-                        source_id,
-                        start_unit_id,
-                        end_unit_id,
-                    });
-                }
-            }
-        }
-        Some(_) => p(
-            format!("{at}/source_refs"),
-            "must be a non-empty list of source references".into(),
-        ),
-    }
-    if before.get() {
+    let source_refs = source_refs(o, r);
+    if r.problems.len() > before {
         return None;
     }
     Some(Occurrence {
-        item_id: item_id?,
-        name: name?,
+        item_id: item_id?.to_string(),
+        name: name?.to_string(),
         kind: kind?,
         quantity,
-        from,
-        to,
-        source_refs: refs,
+        from: from.map(str::to_string),
+        to: to.map(str::to_string),
+        source_refs,
     })
+}
+
+/// The holders a kind needs: `from` and `to` given exactly when the kind
+/// has them, and a transfer between two holders other than the party.
+fn holders(o: &Obj<'_>, kind: Kind, from: Option<&str>, to: Option<&str>, r: &mut Report) {
+    let (need_from, need_to) = match kind {
+        Kind::Discovered => (false, false),
+        Kind::Acquired => (false, true),
+        Kind::Lost | Kind::Consumed => (true, false),
+        Kind::Transferred => (true, true),
+    };
+    for (key, need) in [("from", need_from), ("to", need_to)] {
+        match (need, o.has(key)) {
+            (true, false) => r.error(
+                ProblemKind::Missing,
+                o.path(key),
+                format!("{} requires \"{key}\"", kind.as_str()),
+            ),
+            (false, true) => r.error(
+                ProblemKind::NotApplicable,
+                o.path(key),
+                format!("{} does not permit \"{key}\"", kind.as_str()),
+            ),
+            _ => {}
+        }
+    }
+    if kind == Kind::Transferred {
+        if from.is_some() && from == to {
+            r.error(
+                ProblemKind::Duplicate,
+                o.path("to"),
+                "transferred needs two distinct holders",
+            );
+        }
+        for (key, v) in [("from", from), ("to", to)] {
+            if v == Some("party") {
+                r.error(
+                    ProblemKind::NotAnOption,
+                    o.path(key),
+                    "transferred holders may not be \"party\"",
+                );
+            }
+        }
+    }
+}
+
+/// `source_refs`: a non-empty list of unit ranges.
+fn source_refs(o: &Obj<'_>, r: &mut Report) -> Vec<SourceRef> {
+    let Some(list) = o.required(
+        "source_refs",
+        List("a non-empty list of source references"),
+        r,
+    ) else {
+        return Vec::new();
+    };
+    let at = o.path("source_refs");
+    if list.is_empty() {
+        r.error(
+            ProblemKind::Missing,
+            &at,
+            "\"source_refs\" must be a non-empty list of source references; add where the transcript says so",
+        );
+    }
+    list.iter()
+        .enumerate()
+        .filter_map(|(j, v)| source_ref(v, &format!("{at}/{j}"), r))
+        .collect()
+}
+
+/// One source reference: a transcript and an inclusive range of its units.
+fn source_ref(v: &Value, at: &str, r: &mut Report) -> Option<SourceRef> {
+    let s = Obj::of(v, at, "a source reference is an object", r)?;
+    s.refuse_unknown(&REF_FIELDS, r);
+    let source_id = s.required("source_id", NonEmptyText, r);
+    let unit = Whole::between(1, u64::MAX);
+    let start = s.required("start_unit_id", unit, r);
+    let end = s.required("end_unit_id", unit, r);
+    if let (Some(a), Some(b)) = (start, end)
+        && a > b
+    {
+        r.error(
+            ProblemKind::OutOfRange,
+            s.path("end_unit_id"),
+            format!("the range starts at {a} and may not end before it, at {b}"),
+        );
+    }
+    Some(SourceRef {
+        source_id: source_id?.to_string(),
+        start_unit_id: start?,
+        end_unit_id: end?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kind_words_are_the_kinds() {
+        for w in KINDS {
+            assert_eq!(Kind::from_word(w).map(Kind::as_str), Some(w));
+        }
+    }
 }

@@ -1,62 +1,56 @@
 //! Reading scenario files strictly: every field checked, unknown keys and
 //! unknown container names refused with their path.
+//!
+//! The reader stops at the first field it cannot use (what follows may
+//! depend on it) and renders the report into the error text.
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Action, ContainerSpec, Request, Scenario, Step};
-use crate::adoption::{self, Adoption, Context, Format, Tuning};
+use crate::adoption::source::fields::{
+    Any, Bool, DecimalNumber, List, Obj, Object, OneOf, Text, Want, Whole, kind_of, wrong_type,
+};
+use crate::adoption::{self, Adoption, Context, Format, Problem, ProblemKind, Report, Tuning};
 use crate::contents::{ItemType, SlotRules, TransferRequest};
-use crate::decimal::Decimal;
 
-type Obj = Map<String, Value>;
+/// The fields of a scenario.
+const FIELDS: [&str; 6] = [
+    "about",
+    "adoption",
+    "containers",
+    "tuning",
+    "slot-rules",
+    "steps",
+];
 
-fn field<'a>(obj: &'a Obj, key: &str, at: &str) -> Result<&'a Value, String> {
-    obj.get(key)
-        .ok_or_else(|| format!("{at}: missing \"{key}\""))
-}
+/// The fields of a world scenario's container.
+const CONTAINER_FIELDS: [&str; 3] = ["adoption", "slot-rules", "store"];
 
-fn amount(v: &Value, at: &str) -> Result<u32, String> {
-    v.as_u64()
-        .and_then(|n| u32::try_from(n).ok())
-        .ok_or_else(|| format!("{at}: {v} is not a whole number from 0 to {}", u32::MAX))
-}
-
-fn opt_amount(obj: &Obj, key: &str, at: &str) -> Result<Option<u32>, String> {
-    obj.get(key)
-        .map(|v| amount(v, &format!("{at}/{key}")))
-        .transpose()
-}
-
-fn text(obj: &Obj, key: &str, at: &str) -> Result<String, String> {
-    field(obj, key, at)?
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("{at}/{key}: text, like \"arrow\""))
-}
-
-/// Refuses keys outside `known`, naming the first with the list.
-fn known_keys(obj: &Obj, known: &[&str], at: &str) -> Result<(), String> {
-    match obj.keys().find(|k| !known.contains(&k.as_str())) {
-        None => Ok(()),
-        Some(k) => Err(format!(
-            "{at}/{k}: unknown field; the fields here are {}",
-            known.join(", ")
-        )),
-    }
-}
-
-/// The fields a step may carry, by op.
-fn step_fields(op: &str) -> Option<&'static [&'static str]> {
-    Some(match op {
-        "deliver" => &["op", "in", "item", "amount", "sender", "same-frame"],
-        "take" => &["op", "in", "item", "amount", "slot", "same-frame"],
-        "resize" => &["op", "in", "slot-count", "size-budget", "same-frame"],
-        "owner-gone" => &["op", "in", "same-frame"],
-        "sort" => &["op", "in", "order", "same-frame"],
-        "move" => &["op", "in", "from-slot", "to-slot", "amount", "same-frame"],
-        "transfer" => &[
+/// Each op, with the fields a step of it may carry.
+const STEPS: [(&str, &[&str]); 7] = [
+    (
+        "deliver",
+        &["op", "in", "item", "amount", "sender", "same-frame"],
+    ),
+    (
+        "take",
+        &["op", "in", "item", "amount", "slot", "same-frame"],
+    ),
+    (
+        "resize",
+        &["op", "in", "slot-count", "size-budget", "same-frame"],
+    ),
+    ("owner-gone", &["op", "in", "same-frame"]),
+    ("sort", &["op", "in", "order", "same-frame"]),
+    (
+        "move",
+        &["op", "in", "from-slot", "to-slot", "amount", "same-frame"],
+    ),
+    (
+        "transfer",
+        &[
             "op",
             "from",
             "to",
@@ -66,80 +60,41 @@ fn step_fields(op: &str) -> Option<&'static [&'static str]> {
             "amount",
             "same-frame",
         ],
-        _ => return None,
-    })
-}
+    ),
+];
+
+/// What an adoption field holds.
+const ADOPTION: Any<'static> = Any("a path to an adoption file, or an adoption object");
 
 /// Reads the whole scenario; `dir` is where relative adoption paths start.
 pub(super) fn scenario(bytes: &[u8], dir: &Path) -> Result<Scenario, String> {
     let root = adoption::source::parse(bytes, Format::Json).map_err(|r| r.to_string())?;
-    let obj = root
-        .as_object()
-        .ok_or("a scenario is an object with \"adoption\" (or \"containers\") and \"steps\"")?;
-    known_keys(
-        obj,
-        &[
-            "about",
-            "adoption",
-            "containers",
-            "tuning",
-            "slot-rules",
-            "steps",
-        ],
+    let mut r = Report::default();
+    match from_tree(&root, dir, &mut r) {
+        Some(s) if !r.has_errors() => Ok(s),
+        _ => Err(r.to_string()),
+    }
+}
+
+/// The scenario in a parsed tree; `None` after its first problem.
+fn from_tree(root: &Value, dir: &Path, r: &mut Report) -> Option<Scenario> {
+    let obj = Obj::of(
+        root,
         "",
+        "a scenario is an object with \"adoption\" (or \"containers\") and \"steps\"",
+        r,
     )?;
+    obj.refuse_unknown(&FIELDS, r);
     let tuning = match obj.get("tuning") {
         None => Tuning::default(),
-        Some(t) => Tuning::from_value(t).map_err(|r| {
-            r.render("/tuning")
-                .lines()
-                .next()
-                .unwrap_or("/tuning: not a table of key to number")
-                .to_string()
-        })?,
+        Some(t) => Tuning::from_value(t)
+            .map_err(|report| nest(r, &obj.path("tuning"), report))
+            .ok()?,
     };
-    let (containers, world) = match (obj.get("adoption"), obj.get("containers")) {
-        (Some(_), Some(_)) => {
-            return Err(
-                "a scenario has \"adoption\" (one container) or \"containers\" (a world), not both"
-                    .into(),
-            );
-        }
-        (None, Some(c)) => {
-            if obj.contains_key("slot-rules") {
-                return Err("/slot-rules: in a world scenario, slot rules go with their container (/containers/NAME/slot-rules)".into());
-            }
-            (world_containers(c, dir, &tuning)?, true)
-        }
-        (Some(a), None) => {
-            let spec = ContainerSpec {
-                name: "container".into(),
-                adoption: adoption_of(a, dir, &tuning, "/adoption")?,
-                slot_rules: obj
-                    .get("slot-rules")
-                    .map(|v| slot_rules(v, "/slot-rules"))
-                    .transpose()?,
-                store: None,
-            };
-            (vec![spec], false)
-        }
-        (None, None) => return Err("/: missing \"adoption\" (or \"containers\")".into()),
-    };
+    let (containers, world) = containers(&obj, dir, &tuning, r)?;
     let names: Vec<&str> = containers.iter().map(|c| c.name.as_str()).collect();
-    let steps_v = field(obj, "steps", "")?
-        .as_array()
-        .ok_or("/steps: a list of steps")?;
-    let mut steps = Vec::with_capacity(steps_v.len());
-    for (i, s) in steps_v.iter().enumerate() {
-        steps.push(request(s, &format!("/steps/{i}"), &names, world)?);
-    }
-    if steps.first().is_some_and(|s| s.same_frame) {
-        return Err(
-            "/steps/0/same-frame: the first step has no step before it to share a frame with"
-                .into(),
-        );
-    }
-    Ok(Scenario {
+    let steps = steps(&obj, &names, world, r)?;
+    Some(Scenario {
         containers,
         world,
         tuning,
@@ -147,56 +102,137 @@ pub(super) fn scenario(bytes: &[u8], dir: &Path) -> Result<Scenario, String> {
     })
 }
 
-fn world_containers(v: &Value, dir: &Path, tuning: &Tuning) -> Result<Vec<ContainerSpec>, String> {
-    let map = v
-        .as_object()
-        .ok_or("/containers: an object of name to {\"adoption\", \"slot-rules\", \"store\"}")?;
-    if map.is_empty() {
-        return Err("/containers: name at least one container".into());
+/// Adds the problems of a table or an adoption found at `at` (a tuning
+/// table, an inline adoption), their paths under `at`.
+fn nest(r: &mut Report, at: &str, inner: Report) {
+    for p in inner.problems {
+        r.problems.push(Problem {
+            path: format!("{at}{}", p.path),
+            ..p
+        });
     }
-    let names: Vec<&str> = map.keys().map(String::as_str).collect();
-    let mut out = Vec::with_capacity(map.len());
-    for (name, c) in map {
-        let at = format!("/containers/{name}");
-        let c = c
-            .as_object()
-            .ok_or_else(|| format!("{at}: an object with \"adoption\""))?;
-        known_keys(c, &["adoption", "slot-rules", "store"], &at)?;
-        let store = match c.get("store") {
-            None => None,
-            Some(s) => Some(name_of(s, &names, &format!("{at}/store"))?),
-        };
+}
+
+/// The containers: one (`adoption`), or a world of them (`containers`).
+fn containers(
+    obj: &Obj<'_>,
+    dir: &Path,
+    tuning: &Tuning,
+    r: &mut Report,
+) -> Option<(Vec<ContainerSpec>, bool)> {
+    match (obj.get("adoption"), obj.get("containers")) {
+        (Some(_), Some(_)) => {
+            r.error(
+                ProblemKind::Unknown,
+                "/containers",
+                "a scenario has \"adoption\" (one container) or \"containers\" (a world), not both",
+            );
+            None
+        }
+        (None, Some(_)) => {
+            if obj.has("slot-rules") {
+                r.error(
+                    ProblemKind::Unknown,
+                    "/slot-rules",
+                    "in a world scenario, slot rules go with their container (/containers/NAME/slot-rules)",
+                );
+                return None;
+            }
+            Some((world_containers(obj, dir, tuning, r)?, true))
+        }
+        (Some(a), None) => {
+            let spec = ContainerSpec {
+                name: "container".into(),
+                adoption: adoption_of(a, dir, tuning, "/adoption", r)?,
+                slot_rules: optional_slot_rules(obj, r)?,
+                store: None,
+            };
+            Some((vec![spec], false))
+        }
+        (None, None) => {
+            r.error(
+                ProblemKind::Missing,
+                "/adoption",
+                "add \"adoption\": a path to an adoption file or an adoption object (or \"containers\" for a world)",
+            );
+            None
+        }
+    }
+}
+
+fn world_containers(
+    obj: &Obj<'_>,
+    dir: &Path,
+    tuning: &Tuning,
+    r: &mut Report,
+) -> Option<Vec<ContainerSpec>> {
+    let map = obj.required(
+        "containers",
+        Object("an object of name to {\"adoption\", \"slot-rules\", \"store\"}"),
+        r,
+    )?;
+    if map.map().is_empty() {
+        r.error(
+            ProblemKind::Missing,
+            map.at(),
+            "name at least one container",
+        );
+        return None;
+    }
+    let names: Vec<&str> = map.map().keys().map(String::as_str).collect();
+    let mut out = Vec::with_capacity(names.len());
+    for name in &names {
+        let c = map.required(name, Object("an object with \"adoption\""), r)?;
+        c.refuse_unknown(&CONTAINER_FIELDS, r);
+        let store = c.optional("store", Name(&names), r)?;
+        let adoption = c.required("adoption", ADOPTION, r)?;
         out.push(ContainerSpec {
-            name: name.clone(),
-            adoption: adoption_of(
-                field(c, "adoption", &at)?,
-                dir,
-                tuning,
-                &format!("{at}/adoption"),
-            )?,
-            slot_rules: c
-                .get("slot-rules")
-                .map(|v| slot_rules(v, &format!("{at}/slot-rules")))
-                .transpose()?,
+            name: name.to_string(),
+            adoption: adoption_of(adoption, dir, tuning, &c.path("adoption"), r)?,
+            slot_rules: optional_slot_rules(&c, r)?,
             store,
         });
     }
-    Ok(out)
+    Some(out)
 }
 
-fn name_of(v: &Value, names: &[&str], at: &str) -> Result<usize, String> {
-    let n = v
-        .as_str()
-        .ok_or_else(|| format!("{at}: a container's name"))?;
-    names.iter().position(|x| *x == n).ok_or_else(|| {
-        format!(
-            "{at}: no container is named \"{n}\"; the containers are {}",
-            names.join(", ")
-        )
-    })
+/// A container's name, read to its index among `names`.
+struct Name<'a>(&'a [&'a str]);
+
+impl<'v> Want<'v> for Name<'_> {
+    type Out = usize;
+
+    fn describe(&self) -> String {
+        format!("the name of a container ({})", self.0.join(", "))
+    }
+
+    fn read(&self, v: &'v Value, path: &str, name: &str, r: &mut Report) -> Option<usize> {
+        let Some(n) = v.as_str() else {
+            wrong_type(r, path, name, &self.describe(), kind_of(v));
+            return None;
+        };
+        let found = self.0.iter().position(|x| *x == n);
+        if found.is_none() {
+            r.error(
+                ProblemKind::NotAnOption,
+                path,
+                format!(
+                    "no container is named \"{n}\"; the containers are {}",
+                    self.0.join(", ")
+                ),
+            );
+        }
+        found
+    }
 }
 
-fn adoption_of(v: &Value, dir: &Path, tuning: &Tuning, at: &str) -> Result<Adoption, String> {
+fn adoption_of(
+    v: &Value,
+    dir: &Path,
+    tuning: &Tuning,
+    at: &str,
+    r: &mut Report,
+) -> Option<Adoption> {
     let cx = Context {
         tuning: Some(tuning),
         prose: None,
@@ -205,167 +241,230 @@ fn adoption_of(v: &Value, dir: &Path, tuning: &Tuning, at: &str) -> Result<Adopt
         Value::String(p) => {
             let path: PathBuf = dir.join(p);
             let bytes = std::fs::read(&path)
-                .map_err(|e| format!("{at}: cannot read {}: {e}", path.display()))?;
-            adoption::read(&bytes, Format::of_path(&path), cx).map_err(|r| {
-                format!(
-                    "{at}: {}:\n{}",
-                    path.display(),
-                    r.render(&path.display().to_string())
-                )
-            })
+                .map_err(|e| {
+                    r.error(
+                        ProblemKind::Missing,
+                        at,
+                        format!("cannot read {}: {e}", path.display()),
+                    )
+                })
+                .ok()?;
+            let name = path.display().to_string();
+            adoption::read(&bytes, Format::of_path(&path), cx)
+                .map_err(|report| {
+                    let kind = report
+                        .errors()
+                        .next()
+                        .map_or(ProblemKind::WrongType, |p| p.kind);
+                    r.error(
+                        kind,
+                        at,
+                        format!("{name}:\n{}", report.render(&name).trim_end()),
+                    );
+                })
+                .ok()
         }
-        v @ Value::Object(_) => {
+        Value::Object(_) => {
             let (report, a) = adoption::validate(v, cx);
-            a.ok_or_else(|| format!("{at}:\n{}", report.render("(inline adoption)")))
+            if a.is_none() {
+                nest(r, at, report);
+            }
+            a
         }
-        _ => Err(format!("{at}: a path or an adoption object")),
+        _ => {
+            wrong_type(r, at, "\"adoption\"", &ADOPTION.describe(), kind_of(v));
+            None
+        }
     }
 }
 
-fn slot_rules(v: &Value, at: &str) -> Result<SlotRules, String> {
-    let lists = v
-        .as_array()
-        .ok_or_else(|| format!("{at}: a list of lists of types"))?;
+/// An object's `slot-rules`, when it has them.
+fn optional_slot_rules(obj: &Obj<'_>, r: &mut Report) -> Option<Option<SlotRules>> {
+    let Some(lists) = obj.optional("slot-rules", List("a list of lists of types"), r)? else {
+        return Some(None);
+    };
+    let at = obj.path("slot-rules");
     let mut out = Vec::with_capacity(lists.len());
     for (i, l) in lists.iter().enumerate() {
-        let l = l
-            .as_array()
-            .ok_or_else(|| format!("{at}/{i}: a list of types"))?;
-        out.push(
-            l.iter()
-                .map(|t| {
-                    t.as_str()
-                        .map(str::to_string)
-                        .ok_or_else(|| format!("{at}/{i}: types are text"))
-                })
-                .collect::<Result<Vec<_>, _>>()?,
-        );
+        out.push(types(l, &format!("{at}/{i}"), "each slot's rule", r)?);
     }
-    Ok(SlotRules::new(out))
+    Some(Some(SlotRules::new(out)))
+}
+
+/// A list of item types, found at `at`; `name` starts its messages.
+fn types(v: &Value, at: &str, name: &str, r: &mut Report) -> Option<Vec<String>> {
+    let list = List("a list of types").read(v, at, name, r)?;
+    list.iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Text.read(t, &format!("{at}/{i}"), "a type", r)
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// The steps, in order.
+fn steps(obj: &Obj<'_>, names: &[&str], world: bool, r: &mut Report) -> Option<Vec<Request>> {
+    let list = obj.required("steps", List("a list of steps"), r)?;
+    let mut steps = Vec::with_capacity(list.len());
+    for (i, s) in list.iter().enumerate() {
+        steps.push(request(s, &format!("/steps/{i}"), names, world, r)?);
+    }
+    if steps.first().is_some_and(|s| s.same_frame) {
+        r.error(
+            ProblemKind::NotApplicable,
+            "/steps/0/same-frame",
+            "the first step has no step before it to share a frame with",
+        );
+        return None;
+    }
+    Some(steps)
 }
 
 /// One step: its op, the container it goes to, and its frame.
-fn request(s: &Value, at: &str, names: &[&str], world: bool) -> Result<Request, String> {
-    let s = s
-        .as_object()
-        .ok_or_else(|| format!("{at}: a step is an object with \"op\""))?;
-    let op = field(s, "op", at)?
-        .as_str()
-        .ok_or_else(|| format!("{at}/op: text, like \"deliver\""))?;
-    let Some(fields) = step_fields(op) else {
-        return Err(format!(
-            "{at}/op: \"{op}\" is not one of deliver, take, resize, owner-gone, sort, move, transfer"
-        ));
-    };
-    known_keys(s, fields, at)?;
-    let same_frame = match s.get("same-frame") {
-        None => false,
-        Some(v) => v
-            .as_bool()
-            .ok_or_else(|| format!("{at}/same-frame: true or false"))?,
-    };
-    let container = |key: &str| -> Result<usize, String> {
-        match (world, s.get(key)) {
-            (true, Some(v)) => name_of(v, names, &format!("{at}/{key}")),
-            (true, None) => Err(format!("{at}: missing \"{key}\" (a container's name)")),
-            (false, None) => Ok(0),
-            (false, Some(_)) => Err(format!(
-                "{at}/{key}: a one-container scenario names no containers; use \"containers\" for a world"
-            )),
-        }
-    };
+fn request(v: &Value, at: &str, names: &[&str], world: bool, r: &mut Report) -> Option<Request> {
+    let s = Obj::of(v, at, "a step is an object with \"op\"", r)?;
+    let ops: Vec<&str> = STEPS.iter().map(|(op, _)| *op).collect();
+    let op = s.required("op", OneOf(&ops), r)?;
+    let fields: &[&str] = STEPS
+        .iter()
+        .find(|(o, _)| *o == op)
+        .map(|(_, f)| *f)
+        .unwrap_or_default();
+    s.refuse_unknown(fields, r);
+    let same_frame = s.optional("same-frame", Bool, r)?.unwrap_or(false);
     if op == "transfer" {
-        if !world {
-            return Err(format!(
-                "{at}/op: a transfer needs two containers; write a world scenario (\"containers\")"
-            ));
-        }
-        let item = s.get("item").map(|_| text(s, "item", at)).transpose()?;
-        let from_slot = opt_amount(s, "from-slot", at)?;
-        if item.is_none() && from_slot.is_none() {
-            return Err(format!(
-                "{at}: a transfer names \"item\" or \"from-slot\" (or both)"
-            ));
-        }
-        return Ok(Request {
-            container: container("from")?,
-            action: Action::Transfer {
-                to: container("to")?,
-                request: TransferRequest {
-                    item: item.map(ItemType::from),
-                    from_slot,
-                    to_slot: opt_amount(s, "to-slot", at)?,
-                    amount: amount(field(s, "amount", at)?, &format!("{at}/amount"))?,
-                },
-            },
-            sender: None,
-            same_frame,
-        });
+        return transfer(&s, names, world, same_frame, r);
     }
     let sender = match s.get("sender") {
-        Some(v) if world => Some(name_of(v, names, &format!("{at}/sender"))?),
-        Some(_) => {
-            return Err(format!(
-                "{at}/sender: a sender is another container; write a world scenario (\"containers\")"
-            ));
-        }
         None => None,
+        Some(_) if world => Some(s.required("sender", Name(names), r)?),
+        Some(_) => {
+            r.error(
+                ProblemKind::NotApplicable,
+                s.path("sender"),
+                "a sender is another container; write a world scenario (\"containers\")",
+            );
+            return None;
+        }
     };
-    Ok(Request {
-        container: container("in")?,
-        action: Action::Step(step(op, s, at)?),
+    Some(Request {
+        container: container(&s, "in", names, world, r)?,
+        action: Action::Step(step(op, &s, r)?),
         sender,
         same_frame,
     })
 }
 
+/// The container a step names under `key`: by name in a world, none (the
+/// one container) otherwise.
+fn container(s: &Obj<'_>, key: &str, names: &[&str], world: bool, r: &mut Report) -> Option<usize> {
+    if world {
+        return s.required(key, Name(names), r);
+    }
+    if s.has(key) {
+        r.error(
+            ProblemKind::NotApplicable,
+            s.path(key),
+            "a one-container scenario names no containers; use \"containers\" for a world",
+        );
+        return None;
+    }
+    Some(0)
+}
+
+/// A transfer step, from one container of a world to another.
+fn transfer(
+    s: &Obj<'_>,
+    names: &[&str],
+    world: bool,
+    same_frame: bool,
+    r: &mut Report,
+) -> Option<Request> {
+    if !world {
+        r.error(
+            ProblemKind::NotApplicable,
+            s.path("op"),
+            "a transfer needs two containers; write a world scenario (\"containers\")",
+        );
+        return None;
+    }
+    let item = s.optional("item", Text, r)?;
+    let from_slot = opt_amount(s, "from-slot", r)?;
+    if item.is_none() && from_slot.is_none() {
+        r.error(
+            ProblemKind::Missing,
+            s.at(),
+            "a transfer names \"item\" or \"from-slot\" (or both)",
+        );
+        return None;
+    }
+    Some(Request {
+        container: container(s, "from", names, world, r)?,
+        action: Action::Transfer {
+            to: container(s, "to", names, world, r)?,
+            request: TransferRequest {
+                item: item.map(ItemType::from),
+                from_slot,
+                to_slot: opt_amount(s, "to-slot", r)?,
+                amount: amount(s, "amount", r)?,
+            },
+        },
+        sender: None,
+        same_frame,
+    })
+}
+
+/// A required amount, slot or count: 0 to `u32::MAX`.
+fn amount(s: &Obj<'_>, key: &str, r: &mut Report) -> Option<u32> {
+    s.required(key, Whole::U32, r).map(|n| n as u32)
+}
+
+/// An optional amount, slot or count.
+fn opt_amount(s: &Obj<'_>, key: &str, r: &mut Report) -> Option<Option<u32>> {
+    s.optional(key, Whole::U32, r).map(|n| n.map(|n| n as u32))
+}
+
+/// A required item type.
+fn item(s: &Obj<'_>, r: &mut Report) -> Option<String> {
+    s.required("item", Text, r).map(str::to_string)
+}
+
 /// A one-container op.
-fn step(op: &str, s: &Obj, at: &str) -> Result<Step, String> {
-    let n = |key: &str| amount(field(s, key, at)?, &format!("{at}/{key}"));
-    Ok(match op {
+fn step(op: &str, s: &Obj<'_>, r: &mut Report) -> Option<Step> {
+    Some(match op {
         "deliver" => Step::Deliver {
-            item: text(s, "item", at)?,
-            amount: n("amount")?,
+            item: item(s, r)?,
+            amount: amount(s, "amount", r)?,
         },
         "take" => Step::Take {
-            item: text(s, "item", at)?,
-            amount: n("amount")?,
-            slot: opt_amount(s, "slot", at)?,
+            item: item(s, r)?,
+            amount: amount(s, "amount", r)?,
+            slot: opt_amount(s, "slot", r)?,
         },
         "resize" => Step::Resize {
-            slot_count: opt_amount(s, "slot-count", at)?,
-            size_budget: s
-                .get("size-budget")
-                .map(|v| {
-                    v.as_f64()
-                        .ok_or_else(|| format!("{at}/size-budget: not a number"))
-                        .and_then(|f| {
-                            Decimal::from_f64(f).map_err(|e| format!("{at}/size-budget: {e}"))
-                        })
-                })
-                .transpose()?,
+            slot_count: opt_amount(s, "slot-count", r)?,
+            size_budget: s.optional("size-budget", DecimalNumber, r)?,
         },
         "owner-gone" => Step::OwnerGone,
         "sort" => Step::Sort {
             order: match s.get("order") {
                 None => Vec::new(),
-                Some(v) => v
-                    .as_array()
-                    .ok_or_else(|| format!("{at}/order: a list of types"))?
-                    .iter()
-                    .map(|t| {
-                        t.as_str()
-                            .map(str::to_string)
-                            .ok_or_else(|| format!("{at}/order: types are text"))
-                    })
-                    .collect::<Result<_, _>>()?,
+                Some(v) => types(v, &s.path("order"), "\"order\"", r)?,
             },
         },
         "move" => Step::Move {
-            from: n("from-slot")?,
-            to: n("to-slot")?,
-            amount: opt_amount(s, "amount", at)?,
+            from: amount(s, "from-slot", r)?,
+            to: amount(s, "to-slot", r)?,
+            amount: opt_amount(s, "amount", r)?,
         },
-        other => return Err(format!("{at}/op: \"{other}\" is not a one-container op")),
+        other => {
+            r.error(
+                ProblemKind::NotAnOption,
+                s.path("op"),
+                format!("\"{other}\" is not a one-container op"),
+            );
+            return None;
+        }
     })
 }
