@@ -8,7 +8,9 @@
 //!
 //! With `--ecs` the steps go through the Bevy plugin in a headless `App`
 //! (requests as messages, one `app.update()` per frame) and print the same
-//! lines; world scenarios (several containers) need `--ecs`. Any other flag
+//! lines; world scenarios (several containers) need `--ecs`. With
+//! `--ecs --through-scene` the whole world is saved as a `DynamicWorld` and
+//! read into a fresh app before every frame. Any other flag
 //! is refused, so a mode that does not exist never runs as another.
 //!
 //! Exits 0 after printing every step; 2 with a message on stderr when the
@@ -22,13 +24,15 @@ use bevy_container::scenario::Scenario;
 
 fn main() -> ExitCode {
     let mut ecs = false;
+    let mut through_scene = false;
     let mut file = None;
     for a in std::env::args().skip(1) {
         match a.as_str() {
             "--ecs" => ecs = true,
+            "--through-scene" => through_scene = true,
             flag if flag.starts_with("--") => {
                 eprintln!(
-                    "scenario: unknown flag {flag}; the modes are the engine (no flag) and --ecs"
+                    "scenario: unknown flag {flag}; the modes are the engine (no flag), --ecs, and --ecs --through-scene"
                 );
                 return ExitCode::from(2);
             }
@@ -50,11 +54,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let lines = match if ecs {
-        scenario.run_ecs()
-    } else {
-        scenario.run()
-    } {
+    if through_scene && !ecs {
+        eprintln!("scenario: --through-scene needs --ecs (it saves the plugin's world)");
+        return ExitCode::from(2);
+    }
+    let lines = match (ecs, through_scene) {
+        (true, true) => scenario.run_through_scene(),
+        (true, false) => scenario.run_ecs(),
+        (false, _) => scenario.run(),
+    };
+    let lines = match lines {
         Ok(l) => l,
         Err(e) => {
             eprintln!("{}: {e}", file.display());

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bevy_container::adoption::{self, Context, Format, Tuning};
+use bevy_container::adoption::{self, Context, Format, ProblemKind, Tuning, ValueSource};
 use bevy_container::rules::Rules;
 
 fn main() -> ExitCode {
@@ -63,7 +63,24 @@ fn main() -> ExitCode {
         tuning: tuning.as_ref(),
         prose: prose.as_deref(),
     };
-    let (report, adoption) = adoption::check(&bytes, Format::of_path(&file), cx);
+    let (mut report, adoption) = adoption::check(&bytes, Format::of_path(&file), cx);
+    if tuning.is_none()
+        && let Some(a) = &adoption
+    {
+        // without the game's tuning, a reference is checked for form only:
+        // say so for each, rather than a clean "0 warnings"
+        for (value, source) in &a.values {
+            if let ValueSource::Tuning { tuning: key } = source {
+                report.warning(
+                    ProblemKind::UnknownTuningKey,
+                    format!("/values/{value}"),
+                    format!(
+                        "{value} uses tuning key \"{key}\", which was not checked; pass --tuning FILE to check it and the rules that use it"
+                    ),
+                );
+            }
+        }
+    }
     print!("{}", report.render(&name));
     let mut summary = report.summary();
     if let (Some(a), Some(t)) = (&adoption, &tuning)

@@ -31,6 +31,8 @@ pub mod rules;
 pub mod save;
 #[cfg(feature = "scenario")]
 pub mod scenario;
+#[cfg(feature = "audit")]
+mod splitmix;
 
 /// The types most games need.
 pub mod prelude {

@@ -4,6 +4,9 @@
 //! 10,000-slot bank.
 #![allow(dead_code)]
 
+#[path = "../../src/splitmix.rs"]
+mod splitmix;
+
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -18,14 +21,10 @@ use serde_json::json;
 pub struct Rng(pub u64);
 impl Rng {
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        splitmix::next(&mut self.0)
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        splitmix::below(&mut self.0, n.max(1))
     }
 }
 

@@ -25,20 +25,10 @@ impl Rng {
         Rng(seed)
     }
 
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n` is 0).
     pub(crate) fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next_u64() % n }
+        crate::splitmix::below(&mut self.0, n)
     }
 
-    /// A number in `lo..=hi`.
     pub(crate) fn range(&mut self, lo: u32, hi: u32) -> u32 {
         let span = u64::from(hi.saturating_sub(lo)) + 1;
         lo + self.below(span) as u32

@@ -1,10 +1,12 @@
 //! The engine: a container's contents and the operations on them.
 //!
 //! [`Contents`] holds one container's stacks under compiled [`Rules`] and
-//! settles deliveries, takes, forced removals, sorts and moves exactly as
-//! `container-1.md` sections 2 to 9 say. It knows nothing of Bevy: every
-//! operation returns an outcome that tells the caller where each item went,
-//! and the engine itself never loses one.
+//! settles deliveries, takes, forced removals, sorts, moves and transfers
+//! exactly as `container-1.md` sections 2 to 11 say. It runs no systems and
+//! touches no world (its only Bevy trait is `Reflect` on [`Reason`], so
+//! outcomes can be shown in an inspector): every operation returns an
+//! outcome that tells the caller where each item went, and the engine
+//! itself never loses one.
 //!
 //! ```
 //! use std::sync::Arc;

@@ -11,7 +11,11 @@ use crate::save::AdoptionId;
 ///
 /// Warnings found while loading are kept in `warnings`; a file with errors
 /// does not load (and on hot reload the previous version stays in force).
-#[derive(Asset, TypePath, Debug, Clone)]
+/// Reflected as one opaque value, so a `Handle<AdoptionAsset>` in a saved
+/// world is written as its asset path.
+#[derive(Asset, Reflect, Debug, Clone)]
+#[reflect(opaque)]
+#[reflect(Debug)]
 pub struct AdoptionAsset {
     /// The adoption.
     pub adoption: Adoption,

@@ -3,6 +3,7 @@
 use bevy::prelude::*;
 
 use super::asset::AdoptionAsset;
+use super::state::ContentsState;
 use crate::contents::{Contents, SlotRules};
 use crate::save::AdoptionId;
 
@@ -44,18 +45,28 @@ impl Container {
 /// marked changed only when its contents or capacity changed (a refused
 /// request leaves it alone), so `Changed<ContainerContents>` is a good
 /// trigger for redrawing a UI.
+///
+/// It is part of the world's reflected state: a world saved with Bevy's
+/// `DynamicWorld` (or any reflection-based save) keeps the contents as a
+/// [`super::ContentsState`], and loaded into a fresh app they come back
+/// once the adoption is loaded. An inspector shows the mirror, the
+/// capacity and the size used; editing them changes nothing (the next
+/// change of the contents rewrites them).
 #[derive(Component, Reflect, Debug, Clone, Default)]
-#[reflect(Component)]
+#[reflect(Component, Default)]
 pub struct ContainerContents {
     /// One entry per slot: `None` for empty, or the type and amount. For a
     /// slotless container, one entry per type held.
+    #[reflect(skip_serializing)]
     slots: Vec<Option<(String, u32)>>,
-    /// The engine holding the contents.
-    #[reflect(ignore)]
-    pub(crate) engine: Option<Contents>,
-    /// The adoption whose rules the engine runs, for saves.
-    #[reflect(ignore)]
-    pub(crate) adoption: Option<AdoptionId>,
+    /// The capacity in force, in words (`12 slots`, `7.5 size`).
+    #[reflect(skip_serializing)]
+    capacity: String,
+    /// The size held, where there is a budget.
+    #[reflect(skip_serializing)]
+    size_used: String,
+    /// The engine, its adoption, or a save waiting for them.
+    pub(crate) state: ContentsState,
 }
 
 impl ContainerContents {
@@ -69,22 +80,33 @@ impl ContainerContents {
     /// Whether the rules are attached and requests are answered
     /// ([`super::ContainerReady`] is triggered when this becomes true).
     pub fn is_ready(&self) -> bool {
-        self.engine.is_some()
+        self.state.engine.is_some()
     }
 
     /// The engine, once the adoption is loaded.
     pub fn engine(&self) -> Option<&Contents> {
-        self.engine.as_ref()
+        self.state.engine.as_ref()
+    }
+
+    /// The capacity in force, in words (`12 slots`, `7.5 size`), once the
+    /// rules attach.
+    pub fn capacity(&self) -> &str {
+        &self.capacity
+    }
+
+    /// The engine state as saves see it.
+    pub fn state(&self) -> &ContentsState {
+        &self.state
     }
 
     /// The adoption (path and hash) whose rules are in force, once loaded.
     pub fn adoption(&self) -> Option<&AdoptionId> {
-        self.adoption.as_ref()
+        self.state.adoption.as_ref()
     }
 
     /// How many of `item` it holds.
     pub fn count(&self, item: &str) -> u64 {
-        self.engine.as_ref().map_or(0, |e| e.count(item))
+        self.state.engine.as_ref().map_or(0, |e| e.count(item))
     }
 
     /// Updates the mirror after a delivery or a take of `item`: only the
@@ -93,7 +115,10 @@ impl ContainerContents {
     /// never changes the type of a slot that stays occupied, so an occupied
     /// entry only needs its amount.
     pub(crate) fn refresh_slots(&mut self, item: &str, touched: impl IntoIterator<Item = u32>) {
-        let Some(e) = &self.engine else { return };
+        let Some(e) = &self.state.engine else { return };
+        if e.rules().has_budget() {
+            self.size_used = e.size_used().to_string();
+        }
         if !e.rules().has_slots() {
             let held = u32::try_from(e.count(item)).unwrap_or(u32::MAX);
             let at = self
@@ -127,9 +152,24 @@ impl ContainerContents {
     }
 
     pub(crate) fn refresh(&mut self) {
-        let Some(e) = &self.engine else {
+        let Some(e) = &self.state.engine else {
             self.slots.clear();
             return;
+        };
+        self.capacity = match (e.rules().has_slot_limit(), e.rules().has_budget()) {
+            (true, true) => format!(
+                "{} slots, {} size",
+                e.limits().slot_count,
+                e.limits().size_budget
+            ),
+            (true, false) => format!("{} slots", e.limits().slot_count),
+            (false, true) => format!("{} size", e.limits().size_budget),
+            (false, false) => "no limit".to_string(),
+        };
+        self.size_used = if e.rules().has_budget() {
+            e.size_used().to_string()
+        } else {
+            String::new()
         };
         self.slots = if e.rules().has_slots() {
             e.slots()

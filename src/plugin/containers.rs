@@ -146,7 +146,11 @@ impl Containers<'_, '_> {
             .get_mut(container)
             .map_err(|_| NotAnswered::NotAContainer(container))?;
         let c = m.bypass_change_detection();
-        let engine = c.engine.as_mut().ok_or(NotAnswered::NotReady(container))?;
+        let engine = c
+            .state
+            .engine
+            .as_mut()
+            .ok_or(NotAnswered::NotReady(container))?;
         let r = op(engine);
         let changed = r.changed();
         if changed {
@@ -387,7 +391,7 @@ impl Containers<'_, '_> {
         for e in [from, to] {
             match self.contents.get(e) {
                 Err(_) => return Err(NotAnswered::NotAContainer(e)),
-                Ok((c, _)) if c.engine.is_none() => return Err(NotAnswered::NotReady(e)),
+                Ok((c, _)) if !c.is_ready() => return Err(NotAnswered::NotReady(e)),
                 Ok(_) => {}
             }
         }
@@ -395,7 +399,8 @@ impl Containers<'_, '_> {
             return Err(NotAnswered::NotAContainer(from));
         };
         let (ca, cb) = (a.bypass_change_detection(), b.bypass_change_detection());
-        let (Some(source), Some(target)) = (ca.engine.as_mut(), cb.engine.as_mut()) else {
+        let (Some(source), Some(target)) = (ca.state.engine.as_mut(), cb.state.engine.as_mut())
+        else {
             return Err(NotAnswered::NotReady(from));
         };
         let outcome = source.transfer(target, request);
@@ -458,7 +463,7 @@ impl Containers<'_, '_> {
     }
 
     /// Settles the portions of a forced removal and reports it.
-    fn report_forced(&mut self, container: Entity, outcome: &ForcedOut) {
+    pub(super) fn report_forced(&mut self, container: Entity, outcome: &ForcedOut) {
         let mut ledger = Ledger::default();
         self.settle_forced(container, outcome, &mut ledger);
         if let Some(short) = &outcome.refused {
@@ -513,7 +518,7 @@ impl Containers<'_, '_> {
             id,
         )?;
         if let Ok((mut c, _)) = self.contents.get_mut(container) {
-            c.engine = Some(loaded.contents);
+            c.state.engine = Some(loaded.contents);
             c.refresh();
         }
         self.report_forced(container, &loaded.migrated);
@@ -523,7 +528,7 @@ impl Containers<'_, '_> {
     /// Records which adoption `container`'s rules now come from.
     pub(crate) fn set_adoption(&mut self, container: Entity, id: AdoptionId) {
         if let Ok((mut c, _)) = self.contents.get_mut(container) {
-            c.bypass_change_detection().adoption = Some(id);
+            c.bypass_change_detection().state.adoption = Some(id);
         }
     }
 

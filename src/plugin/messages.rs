@@ -497,6 +497,20 @@ pub struct ContainerReady {
     pub container: Entity,
 }
 
+/// A container read back with a world holds a save that does not load under
+/// the current rules (its migration would have to move items that never
+/// leave). The save stays attached, unchanged, and is saved again as it was;
+/// the container answers no requests until its rules change so that it
+/// loads.
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
+pub struct ContainerSaveRefused {
+    /// The container.
+    #[event_target]
+    pub container: Entity,
+    /// Why, with how much could not leave.
+    pub error: crate::contents::LoadRefused,
+}
+
 /// A container was despawned holding items under [`super::DespawnPolicy::Spill`]:
 /// they became loose pickups. Written as a message (the entity is gone, so
 /// there is no entity event).
@@ -550,6 +564,7 @@ pub(crate) fn register(app: &mut App) {
         .add_message::<ItemsForcedOut>()
         .add_message::<ContainerRearranged>()
         .add_message::<ContainerReady>()
+        .add_message::<ContainerSaveRefused>()
         .add_message::<ContainerSpilled>()
         .add_message::<ContainerLeftWorld>()
         .add_message::<RequestUnanswered>()

@@ -64,7 +64,10 @@ mod commands;
 mod components;
 mod containers;
 mod messages;
+#[cfg(feature = "scene")]
+pub mod scene;
 mod settle;
+mod state;
 mod systems;
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
@@ -79,6 +82,7 @@ pub use components::{
 pub use containers::{Containers, LoadError, NotAnswered};
 pub use messages::*;
 pub use settle::PickupPlacement;
+pub use state::ContentsState;
 
 use crate::adoption::Tuning;
 
@@ -126,6 +130,8 @@ impl Plugin for ContainerPlugin {
             .init_resource::<ContainerTuning>()
             .init_resource::<PickupPlacement>()
             .init_resource::<systems::CompiledRules>()
+            .init_resource::<systems::LoadedSaves>()
+            .register_asset_reflect::<AdoptionAsset>()
             .register_type::<Container>()
             .register_type::<ContainerContents>()
             .register_type::<OverflowStore>()
@@ -143,6 +149,7 @@ impl Plugin for ContainerPlugin {
                 (
                     systems::forget_stale_rules,
                     systems::attach_engines,
+                    systems::settle_loaded_saves,
                     systems::apply_adoption_changes,
                     systems::apply_tuning_changes,
                     systems::apply_slot_rules_changes,

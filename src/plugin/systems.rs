@@ -6,6 +6,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use bevy::asset::AssetLoadFailedEvent;
+use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use bevy::transform::helper::TransformHelper;
 
@@ -16,7 +18,7 @@ use super::containers::Containers;
 use super::messages::*;
 use super::settle::{PickupPlacement, spawn_pickup};
 use crate::adoption::{Report, Tuning};
-use crate::contents::{Contents, ItemType};
+use crate::contents::{Contents, ForcedOut, ItemType};
 use crate::hash::FxHashMap;
 use crate::rules::Rules;
 
@@ -65,7 +67,23 @@ pub(crate) fn forget_stale_rules(
     }
 }
 
-/// Gives each new container its engine once its adoption is loaded.
+/// Saves read back with a world (a `DynamicWorld`) whose migration to the
+/// current rules forced items out: settled by [`settle_loaded_saves`].
+#[derive(Resource, Default)]
+pub(crate) struct LoadedSaves(Vec<(Entity, ForcedOut)>);
+
+/// What attaching rules reports.
+#[derive(SystemParam)]
+pub(crate) struct Attached<'w, 's> {
+    ready: MessageWriter<'w, ContainerReady>,
+    refused: MessageWriter<'w, ContainerSaveRefused>,
+    loaded: ResMut<'w, LoadedSaves>,
+    commands: Commands<'w, 's>,
+}
+
+/// Gives each new container its engine once its adoption is loaded; a
+/// container read back with a world gets its saved contents under the
+/// current rules.
 pub(crate) fn attach_engines(
     mut containers: Query<(
         Entity,
@@ -77,38 +95,83 @@ pub(crate) fn attach_engines(
     tuning: Res<ContainerTuning>,
     mut compiled: ResMut<CompiledRules>,
     mut reported: Local<BTreeSet<Entity>>,
-    mut ready: MessageWriter<ContainerReady>,
-    mut commands: Commands,
+    mut refused_under: Local<EntityHashMap<Arc<Rules>>>,
+    mut out: Attached,
 ) {
     for (entity, container, mut contents, slot_rules) in &mut containers {
-        if contents.engine.is_some() {
+        if contents.is_ready() {
             continue;
         }
         let id = container.adoption.id();
         let Some(asset) = assets.get(id) else {
             continue;
         };
-        match compiled.get(id, asset, &tuning.0) {
-            Ok(rules) => {
-                let mut engine = Contents::new(rules);
-                if let Some(sr) = slot_rules {
-                    engine.set_slot_rules(Some(sr.to_rules()));
-                }
-                contents.engine = Some(engine);
-                contents.adoption = Some(asset.id.clone());
-                contents.refresh();
-                reported.remove(&entity);
-                ready.write(ContainerReady { container: entity });
-                commands.trigger(ContainerReady { container: entity });
-            }
+        let rules = match compiled.get(id, asset, &tuning.0) {
+            Ok(rules) => rules,
             Err(report) => {
                 if reported.insert(entity) {
                     error!(
                         "container {entity}: its adoption does not compile with the game's tuning; fix the tuning or the file:\n{report}"
                     );
                 }
+                continue;
             }
+        };
+        // a save refused under these very rules is not tried again
+        if refused_under
+            .get(&entity)
+            .is_some_and(|r| Arc::ptr_eq(r, &rules))
+        {
+            continue;
         }
+        let slot_rules = slot_rules.map(ContainerSlotRules::to_rules);
+        let engine = match &contents.state.pending {
+            None => {
+                let mut engine = Contents::new(rules);
+                engine.set_slot_rules(slot_rules);
+                engine
+            }
+            Some(save) => match Contents::load(rules.clone(), slot_rules, save, &asset.id) {
+                Ok(l) => {
+                    refused_under.remove(&entity);
+                    if !l.migrated.portions.is_empty() {
+                        out.loaded.0.push((entity, l.migrated));
+                    }
+                    l.contents
+                }
+                Err(error) => {
+                    // kept attached, never dropped: saved again as it was
+                    refused_under.insert(entity, rules);
+                    if reported.insert(entity) {
+                        error!(
+                            "container {entity}: its saved contents do not load under the current rules ({error}); they stay attached and unchanged"
+                        );
+                        let msg = ContainerSaveRefused {
+                            container: entity,
+                            error,
+                        };
+                        out.commands.trigger(msg.clone());
+                        out.refused.write(msg);
+                    }
+                    continue;
+                }
+            },
+        };
+        contents.state.pending = None;
+        contents.state.engine = Some(engine);
+        contents.state.adoption = Some(asset.id.clone());
+        contents.refresh();
+        reported.remove(&entity);
+        out.ready.write(ContainerReady { container: entity });
+        out.commands.trigger(ContainerReady { container: entity });
+    }
+}
+
+/// Settles what the migration of a save read back with a world forced out
+/// ([`ItemsForcedOut`] with cause `loaded`).
+pub(crate) fn settle_loaded_saves(mut loaded: ResMut<LoadedSaves>, mut ops: Containers) {
+    for (container, migrated) in std::mem::take(&mut loaded.0) {
+        ops.report_forced(container, &migrated);
     }
 }
 
@@ -165,7 +228,7 @@ pub(crate) fn apply_adoption_changes(
                     Ok(out) if out.refused.is_none() => ops.set_adoption(entity, asset.id.clone()),
                     _ => {}
                 }
-            } else {
+            } else if ops.contents(entity).is_some() {
                 ops.set_adoption(entity, asset.id.clone());
             }
         }

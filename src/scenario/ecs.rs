@@ -74,26 +74,43 @@ struct World {
     kept: BTreeMap<String, u64>,
 }
 
+/// The adoption of container `i` of a scenario, kept under a fixed id so a
+/// saved world names it the same in every app.
+fn adoption_handle(i: usize) -> Handle<AdoptionAsset> {
+    Handle::from(bevy::asset::uuid::Uuid::from_u128(
+        0xC07A_1E00_0000_0000_0000_0000_0000_0000 + i as u128,
+    ))
+}
+
+/// A headless app with the plugin, the scenario's tuning and adoptions,
+/// and the outcome recorder; no containers yet.
+fn new_app(scenario: &Scenario) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        ContainerPlugin::default(),
+    ));
+    app.insert_resource(ContainerTuning(scenario.tuning.clone()));
+    record(&mut app);
+    let mut assets = app.world_mut().resource_mut::<Assets<AdoptionAsset>>();
+    for (i, c) in scenario.containers.iter().enumerate() {
+        // a fixed (uuid) id never fails to insert
+        let _ = assets.insert(&adoption_handle(i), AdoptionAsset::new(c.adoption.clone()));
+    }
+    app
+}
+
 impl World {
     fn new(scenario: &Scenario) -> Result<World, String> {
         scenario.rules()?;
-        let mut app = App::new();
-        app.add_plugins((
-            MinimalPlugins,
-            AssetPlugin::default(),
-            ContainerPlugin::default(),
-        ));
-        app.insert_resource(ContainerTuning(scenario.tuning.clone()));
-        record(&mut app);
+        let mut app = new_app(scenario);
         let mut entities = Vec::with_capacity(scenario.containers.len());
-        for c in &scenario.containers {
-            let handle = app
-                .world_mut()
-                .resource_mut::<Assets<AdoptionAsset>>()
-                .add(AdoptionAsset::new(c.adoption.clone()));
-            let mut e = app
-                .world_mut()
-                .spawn((Name::new(c.name.clone()), Container::new(handle)));
+        for (i, c) in scenario.containers.iter().enumerate() {
+            let mut e = app.world_mut().spawn((
+                Name::new(c.name.clone()),
+                Container::new(adoption_handle(i)),
+            ));
             if let Some(sr) = &c.slot_rules {
                 e.insert(ContainerSlotRules(
                     sr.accepts
@@ -111,9 +128,23 @@ impl World {
                     .insert(OverflowStore(entities[store]));
             }
         }
-        app.update();
-        for (c, &e) in scenario.containers.iter().zip(&entities) {
-            let ready = app
+        let mut world = World {
+            app,
+            entities,
+            destroyed: BTreeMap::new(),
+            kept: BTreeMap::new(),
+        };
+        world.settle_in(scenario)?;
+        Ok(world)
+    }
+
+    /// Runs the frame in which the containers' rules attach, checks that
+    /// every one is ready, and forgets that frame's outcomes.
+    fn settle_in(&mut self, scenario: &Scenario) -> Result<(), String> {
+        self.app.update();
+        for (c, &e) in scenario.containers.iter().zip(&self.entities) {
+            let ready = self
+                .app
                 .world()
                 .get::<ContainerContents>(e)
                 .is_some_and(ContainerContents::is_ready);
@@ -121,13 +152,26 @@ impl World {
                 return Err(format!("container {}: its rules did not attach", c.name));
             }
         }
-        app.world_mut().resource_mut::<Recorded>().0.clear();
-        Ok(World {
-            app,
-            entities,
-            destroyed: BTreeMap::new(),
-            kept: BTreeMap::new(),
-        })
+        self.app.world_mut().resource_mut::<Recorded>().0.clear();
+        Ok(())
+    }
+
+    /// `--through-scene`: writes the whole world (containers, stores,
+    /// pickups) as a `DynamicWorld` in text and reads it into a fresh app,
+    /// which answers the next frame.
+    #[cfg(feature = "scene")]
+    fn through_scene(&mut self, scenario: &Scenario) -> Result<(), String> {
+        use crate::plugin::scene;
+        let text = scene::save_containers(self.app.world_mut()).map_err(|e| e.to_string())?;
+        let mut fresh = new_app(scenario);
+        let map = scene::load_containers(fresh.world_mut(), &text).map_err(|e| e.to_string())?;
+        for e in &mut self.entities {
+            *e = *map
+                .get(e)
+                .ok_or("a container is missing from the saved world")?;
+        }
+        self.app = fresh;
+        self.settle_in(scenario)
     }
 
     /// The request message for one step.
@@ -266,9 +310,27 @@ impl Scenario {
     /// Runs the scenario through the plugin in a headless `App`: each frame
     /// of steps is written as request messages and answered by one update.
     pub fn run_ecs(&self) -> Result<Vec<Value>, String> {
+        self.run_world(false)
+    }
+
+    /// [`Scenario::run_ecs`], with the whole world (containers, stores,
+    /// pickups) written as a `DynamicWorld`, serialized to text and read
+    /// into a fresh app before every frame: the lines must be the same.
+    #[cfg(feature = "scene")]
+    pub fn run_through_scene(&self) -> Result<Vec<Value>, String> {
+        self.run_world(true)
+    }
+
+    fn run_world(&self, through_scene: bool) -> Result<Vec<Value>, String> {
         let mut world = World::new(self)?;
         let mut lines = Vec::with_capacity(self.steps.len());
         for frame in self.frames() {
+            if through_scene {
+                #[cfg(feature = "scene")]
+                world
+                    .through_scene(self)
+                    .map_err(|e| format!("step {}: through the scene: {e}", frame.start + 1))?;
+            }
             let outcomes = world.frame(&self.steps[frame.clone()], frame.start + 1)?;
             let view = if self.world {
                 Some(world.view(self)?)

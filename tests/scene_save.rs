@@ -1,0 +1,587 @@
+//! Worlds that save (issue 17): every container, store link and loose pickup
+//! of a world written the Bevy way (`DynamicWorld` in RON) and read into a
+//! fresh app comes back exactly; a game's own `DynamicWorld` save keeps the
+//! contents too; a changed adoption migrates with cause `loaded`; a refused
+//! migration or a missing adoption keeps the save attached; bad scene data
+//! loads nothing.
+//!
+//! Adoptions are kept under fixed UUID handles (as `scenario::ecs` does), so
+//! a saved world names them the same in every app.
+#![cfg(feature = "scene")]
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use bevy::asset::uuid::Uuid;
+use bevy::ecs::entity::EntityHashMap;
+use bevy::prelude::*;
+use bevy::world_serialization::DynamicWorldBuilder;
+use bevy::world_serialization::serde::WorldDeserializer;
+use bevy_container::adoption::{Adoption, ValueSource};
+use bevy_container::contents::{Cause, Landing, Limits, SlotRules, Taken};
+use bevy_container::decimal::Decimal;
+use bevy_container::plugin::scene::{self, SceneError};
+use bevy_container::plugin::*;
+use bevy_container::save::SavedContents;
+use common::{Seen, adoption_json, read, seed, send, slot_answers};
+use serde::de::DeserializeSeed;
+use serde_json::json;
+
+const BAG: u128 = 0x5CE4_E000_0001;
+const CHEST: u128 = 0x5CE4_E000_0002;
+const DECK: u128 = 0x5CE4_E000_0003;
+const ARMORY: u128 = 0x5CE4_E000_0004;
+const NAMES: [&str; 4] = ["bag", "chest", "deck", "armory"];
+
+fn handle(n: u128) -> Handle<AdoptionAsset> {
+    Handle::from(Uuid::from_u128(n))
+}
+
+/// Every `ContainerSaveRefused` message seen.
+#[derive(Resource, Default)]
+struct Refusals(Vec<ContainerSaveRefused>);
+
+fn collect_refusals(mut r: MessageReader<ContainerSaveRefused>, mut out: ResMut<Refusals>) {
+    out.0.extend(r.read().cloned());
+}
+
+/// A headless app (plugin, outcome and refusal collectors) with `adoptions`
+/// inserted under their fixed handles.
+fn game(adoptions: &[(u128, Adoption)]) -> App {
+    let mut app = common::app();
+    app.init_resource::<Refusals>()
+        .add_systems(Last, collect_refusals);
+    let mut assets = app.world_mut().resource_mut::<Assets<AdoptionAsset>>();
+    for (n, a) in adoptions {
+        assets
+            .insert(handle(*n).id(), AdoptionAsset::new(a.clone()))
+            .unwrap();
+    }
+    app
+}
+
+/// A chest whose takes go oldest-first.
+fn chest() -> Adoption {
+    let mut answers = slot_answers("left-where-it-is");
+    answers["draw-order"] = json!("oldest-first");
+    read(&adoption_json(
+        answers,
+        6,
+        0.0,
+        json!([
+            {"id": "potion", "stack-limit": 5, "when-forced-out": "dropped-nearby", "forced-out-order": 2},
+            {"id": "arrow", "stack-limit": 20, "when-forced-out": "destroyed", "forced-out-order": 1},
+        ]),
+    ))
+}
+
+/// A slotless deck with a thirty-point budget.
+fn deck() -> Adoption {
+    read(&adoption_json(
+        json!({"capacity-limit": "size-budget", "partial-acceptance": "all-or-nothing",
+               "draw-order": "not-applicable", "type-restriction": "any-item"}),
+        0,
+        30.0,
+        json!([
+            {"id": "fireball", "size": 4, "when-forced-out": "moved-to-another-store", "forced-out-order": 2},
+            {"id": "shield", "size": 3, "when-forced-out": "destroyed", "forced-out-order": 1},
+            {"id": "token", "size": 0, "when-forced-out": "dropped-nearby", "forced-out-order": 3},
+        ]),
+    ))
+}
+
+/// An equipment rack: each slot accepts its own types.
+fn armory() -> Adoption {
+    let mut answers = slot_answers("left-where-it-is");
+    answers["fill-order"] = json!("first-slot-that-fits");
+    answers["type-restriction"] = json!("by-slot");
+    read(&adoption_json(
+        answers,
+        3,
+        0.0,
+        json!([
+            {"id": "helmet", "slot-rules-declared-in": "02-mechanics.md#equipment", "stack-limit": 1,
+             "when-forced-out": "dropped-nearby", "forced-out-order": 1},
+            {"id": "potion", "slot-rules-declared-in": "02-mechanics.md#equipment", "stack-limit": 5,
+             "when-forced-out": "never"},
+        ]),
+    ))
+}
+
+fn originals() -> Vec<(u128, Adoption)> {
+    vec![
+        (BAG, seed()),
+        (CHEST, chest()),
+        (DECK, deck()),
+        (ARMORY, armory()),
+    ]
+}
+
+/// The seed backpack with `slots` slots.
+fn seed_with(slots: f64) -> Adoption {
+    let mut a = seed();
+    a.values
+        .insert("slot-count".into(), ValueSource::Number(slots));
+    a
+}
+
+/// A torn-strap bag (9 of 12 slots) sending overflow to the chest, the
+/// chest filled at different times, the deck, the rack, and two pickups
+/// (a leftover left where it is, and one placed by hand).
+fn filled_world() -> (App, [Entity; 4]) {
+    let mut app = game(&originals());
+    let w = app.world_mut();
+    let chest = w
+        .spawn((Name::new("chest"), Container::new(handle(CHEST))))
+        .id();
+    let bag = w
+        .spawn((
+            Name::new("bag"),
+            Container::new(handle(BAG)),
+            OverflowStore(chest),
+            Transform::from_xyz(4.0, 0.0, 0.0),
+        ))
+        .id();
+    let deck = w.spawn(Container::new(handle(DECK))).id();
+    let rack = ContainerSlotRules(vec![
+        vec!["helmet".into()],
+        vec!["potion".into()],
+        vec!["potion".into(), "helmet".into()],
+    ]);
+    let armory = w.spawn((Container::new(handle(ARMORY)), rack)).id();
+    app.update();
+    send(
+        &mut app,
+        Resize {
+            container: bag,
+            slot_count: Some(9),
+            size_budget: None,
+        },
+    );
+    // bag: berries 20, 20, 5; two axes; three letters; then 40 berries: 5
+    // of them do not fit and are left where they are
+    for (c, item, n) in [
+        (bag, "berries", 45),
+        (bag, "axe", 2),
+        (bag, "letter", 3),
+        (bag, "berries", 40),
+        (chest, "potion", 5),
+        (chest, "arrow", 30),
+        (chest, "potion", 5),
+    ] {
+        send(&mut app, Deliver::new(c, item, n));
+    }
+    // the first potions leave slot 0; the newest potions land there
+    send(&mut app, Take::new(chest, "potion", 5).from_slot(0));
+    for (c, item, n) in [
+        (chest, "arrow", 5),
+        (chest, "potion", 4),
+        (deck, "fireball", 5),
+        (deck, "shield", 3),
+        (deck, "token", 50),
+        (armory, "potion", 7),
+        (armory, "helmet", 1),
+    ] {
+        send(&mut app, Deliver::new(c, item, n));
+    }
+    app.world_mut().spawn((
+        LoosePickup {
+            item: "axe".into(),
+            amount: 1,
+        },
+        Transform::from_xyz(-3.0, 0.0, 0.0),
+    ));
+    app.update();
+    (app, [bag, chest, deck, armory])
+}
+
+/// Everything of a container a save must keep.
+#[derive(Debug, PartialEq)]
+struct View {
+    slots: Vec<Option<(String, u32, u64, u64)>>,
+    holdings: Vec<(String, u32)>,
+    limits: Limits,
+    size_used: Decimal,
+    slot_rules: Option<SlotRules>,
+    capacity: String,
+    saved: Option<SavedContents>,
+}
+
+fn view(app: &App, e: Entity) -> View {
+    let c = app
+        .world()
+        .get::<ContainerContents>(e)
+        .expect("a container");
+    let engine = c.engine().expect("its rules attached and its save loaded");
+    View {
+        slots: engine
+            .slots()
+            .map(|s| s.map(|s| (s.item.to_string(), s.amount, s.began, s.last_received)))
+            .collect(),
+        holdings: engine.holdings().map(|(k, n)| (k.to_string(), n)).collect(),
+        limits: engine.limits(),
+        size_used: engine.size_used(),
+        slot_rules: engine.slot_rules().cloned(),
+        capacity: c.capacity().to_string(),
+        saved: c.state().saved(),
+    }
+}
+
+/// Asserts that the containers `got` of `app` are the containers `ids` of `a`.
+fn assert_same(app: &App, got: [Entity; 4], a: &App, ids: [Entity; 4], when: &str) {
+    for i in 0..4 {
+        assert_eq!(view(app, got[i]), view(a, ids[i]), "{} {when}", NAMES[i]);
+    }
+}
+
+fn contents(app: &App, e: Entity) -> &ContainerContents {
+    app.world()
+        .get::<ContainerContents>(e)
+        .expect("a container")
+}
+
+/// The loose pickups as a sorted multiset of (item, amount).
+fn ground(app: &mut App) -> Vec<(String, u32)> {
+    let mut v: Vec<_> = common::pickups(app)
+        .into_iter()
+        .map(|(_, p, _)| (p.item, p.amount))
+        .collect();
+    v.sort();
+    v
+}
+
+/// A fresh app with `adoptions`, the saved world loaded and one frame run.
+fn reload(text: &str, adoptions: &[(u128, Adoption)]) -> (App, EntityHashMap<Entity>) {
+    let mut app = game(adoptions);
+    let map = scene::load_containers(app.world_mut(), text).expect("the saved world loads");
+    app.update();
+    (app, map)
+}
+
+const TAKES: [(usize, &str, u32); 4] = [
+    (0, "berries", 25),
+    (1, "potion", 2),
+    (2, "shield", 1),
+    (3, "potion", 6),
+];
+
+/// One take by draw order from each container, in one frame.
+fn take_each(app: &mut App, ids: [Entity; 4]) -> Vec<Taken> {
+    for (i, item, n) in TAKES {
+        app.world_mut()
+            .write_message(ContainerRequest::from(Take::new(ids[i], item, n)));
+    }
+    app.update();
+    let seen = &app.world().resource::<Seen>().taken;
+    let last = &seen[seen.len() - TAKES.len()..];
+    for (t, (i, _, _)) in last.iter().zip(TAKES) {
+        assert_eq!(t.container, ids[i], "every take is answered, in order");
+    }
+    last.iter().map(|t| t.outcome.clone()).collect()
+}
+
+#[test]
+fn a_saved_world_restores_every_container_exactly() {
+    let (mut a, ids) = filled_world();
+    // the world is what the test means it to be
+    let bag = view(&a, ids[0]);
+    assert_eq!(bag.limits.slot_count, 9, "the torn strap is in force");
+    assert!(bag.saved.as_ref().unwrap().resized);
+    assert_eq!(view(&a, ids[2]).size_used, Decimal::from_units(29));
+    assert_eq!(
+        common::slots(&a, ids[3]),
+        [
+            Some(("helmet".to_string(), 1)),
+            Some(("potion".to_string(), 5)),
+            Some(("potion".to_string(), 2))
+        ]
+    );
+    let on_ground = vec![("axe".to_string(), 1), ("berries".to_string(), 5)];
+    assert_eq!(ground(&mut a), on_ground);
+
+    let text = scene::save_containers(a.world_mut()).expect("the world saves");
+    let (mut b, map) = reload(&text, &originals());
+    let in_b = ids.map(|e| map[&e]);
+    // a second round: the loaded world saved again and loaded once more
+    let text2 = scene::save_containers(b.world_mut()).expect("the loaded world saves");
+    let (mut c, map2) = reload(&text2, &originals());
+    let in_c = in_b.map(|e| map2[&e]);
+    for (app, got) in [(&mut b, in_b), (&mut c, in_c)] {
+        assert_same(app, got, &a, ids, "loaded");
+        let world = app.world();
+        assert_eq!(
+            world.get::<OverflowStore>(got[0]),
+            Some(&OverflowStore(got[1]))
+        );
+        let sources: Vec<Entity> = world
+            .get::<OverflowSources>(got[1])
+            .unwrap()
+            .iter()
+            .collect();
+        assert_eq!(sources, [got[0]], "the new stash lists the new bag");
+        assert_eq!(
+            world.get::<ContainerSlotRules>(got[3]),
+            a.world().get::<ContainerSlotRules>(ids[3])
+        );
+        assert_eq!(ground(app), on_ground);
+    }
+
+    // the draw-order bookkeeping survived: the same takes leave the same slots
+    let taken = take_each(&mut a, ids);
+    assert_eq!(
+        taken[1].from,
+        vec![Landing { slot: 3, amount: 2 }],
+        "oldest-first draws the potions delivered first, in slot 3, not slot 0"
+    );
+    assert_eq!(take_each(&mut b, in_b), taken);
+    assert_eq!(take_each(&mut c, in_c), taken);
+    assert_same(&b, in_b, &a, ids, "after the take");
+    assert_same(&c, in_c, &a, ids, "after the take");
+}
+
+#[test]
+fn a_game_s_own_dynamic_world_save_keeps_the_contents() {
+    let (mut a, ids) = filled_world();
+    let world = a.world_mut();
+    let mut q = world.query_filtered::<Entity, With<ContainerContents>>();
+    let containers: Vec<Entity> = q.iter(world).collect();
+    assert_eq!(containers.len(), 4);
+    let registry = world.resource::<AppTypeRegistry>().clone();
+    let text = {
+        let registry = registry.read();
+        DynamicWorldBuilder::from_world(world, &registry)
+            .extract_entities(containers.into_iter())
+            .build()
+            .serialize(&registry)
+            .expect("the world serializes")
+    };
+
+    let mut b = game(&originals());
+    let world = b.world_mut();
+    let registry = world.resource::<AppTypeRegistry>().clone();
+    let mut server = world.resource::<AssetServer>().clone();
+    let saved = {
+        let registry = registry.read();
+        let mut de = ron::Deserializer::from_str(&text).expect("RON");
+        WorldDeserializer {
+            type_registry: &registry,
+            load_from_path: &mut server,
+        }
+        .deserialize(&mut de)
+        .expect("the saved world reads")
+    };
+    let mut map = EntityHashMap::default();
+    saved
+        .write_to_world(world, &mut map)
+        .expect("written to the world");
+    b.update();
+    let got = ids.map(|e| map[&e]);
+    assert_same(&b, got, &a, ids, "loaded");
+    assert_eq!(
+        b.world().get::<OverflowStore>(got[0]),
+        Some(&OverflowStore(got[1]))
+    );
+}
+
+/// A backpack holding `stock`, in an app with the seed adoption; returns the
+/// app, the bag, its save as the state would write it, and the world saved.
+fn saved_backpack(stock: &[(&str, u32)]) -> (App, Entity, SavedContents, String) {
+    let mut app = game(&[(BAG, seed())]);
+    let bag = app.world_mut().spawn(Container::new(handle(BAG))).id();
+    app.update();
+    for (item, n) in stock {
+        send(&mut app, Deliver::new(bag, *item, *n));
+    }
+    let saved = contents(&app, bag).state().saved().expect("a save");
+    let text = scene::save_containers(app.world_mut()).expect("the world saves");
+    (app, bag, saved, text)
+}
+
+#[test]
+fn a_changed_adoption_migrates_and_reports_loaded() {
+    let stock = [("berries", 45), ("axe", 2), ("letter", 3)]; // 8 slots
+    let (_, bag, _, text) = saved_backpack(&stock);
+    // same handle, seven slots: one axe (dropped-nearby) must leave
+    let (mut b, map) = reload(&text, &[(BAG, seed_with(7.0))]);
+    let nb = map[&bag];
+    let seen = b.world().resource::<Seen>();
+    let forced = seen
+        .forced
+        .iter()
+        .find(|f| f.container == nb)
+        .expect("a forced removal");
+    assert_eq!(forced.outcome.cause, Cause::Loaded);
+    assert!(forced.outcome.refused.is_none());
+    let left: Vec<(String, u32)> = forced
+        .outcome
+        .portions
+        .iter()
+        .map(|p| (p.item.to_string(), p.amount))
+        .collect();
+    assert_eq!(left, [("axe".to_string(), 1)]);
+    let c = contents(&b, nb);
+    assert!(c.is_ready());
+    assert_eq!(c.engine().unwrap().slots().count(), 7);
+    let mut totals: BTreeMap<String, u64> = c
+        .engine()
+        .unwrap()
+        .totals()
+        .into_iter()
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+    let on_ground = ground(&mut b);
+    assert_eq!(on_ground, [("axe".to_string(), 1)], "what left lies nearby");
+    for (item, n) in on_ground {
+        *totals.entry(item).or_default() += u64::from(n);
+    }
+    let want: BTreeMap<String, u64> = stock
+        .iter()
+        .map(|(k, n)| (k.to_string(), u64::from(*n)))
+        .collect();
+    assert_eq!(totals, want, "nothing lost");
+}
+
+#[test]
+fn a_refused_migration_keeps_the_save_attached() {
+    // six slots of items that never leave
+    let (a, bag, original, text) = saved_backpack(&[("berries", 45), ("letter", 3), ("axe", 1)]);
+    let (mut b, map) = reload(&text, &[(BAG, seed_with(2.0))]);
+    b.update();
+    b.update();
+    let nb = map[&bag];
+    let c = contents(&b, nb);
+    assert!(!c.is_ready());
+    assert!(c.engine().is_none());
+    assert_eq!(
+        c.state().pending(),
+        Some(&original),
+        "kept attached, unchanged"
+    );
+    let refusals = &b.world().resource::<Refusals>().0;
+    assert_eq!(refusals.len(), 1, "reported once: {refusals:?}");
+    assert_eq!(refusals[0].container, nb);
+    assert!(refusals[0].error.forced.refused.is_some());
+    assert!(refusals[0].error.forced.portions.is_empty());
+    assert!(ground(&mut b).is_empty(), "nothing dropped");
+    assert!(b.world().resource::<Seen>().forced.is_empty());
+
+    // saved again as it was: the original adoption restores it all
+    let text2 = scene::save_containers(b.world_mut()).expect("the world saves");
+    let (c_app, map2) = reload(&text2, &[(BAG, seed())]);
+    assert_eq!(view(&c_app, map2[&nb]), view(&a, bag));
+}
+
+fn entity_count(world: &mut World) -> usize {
+    world.query::<Entity>().iter(world).count()
+}
+
+/// Loads `text` into a fresh app, expecting it to fail and to add nothing.
+fn refused_load(text: &str) -> SceneError {
+    let mut app = game(&[(BAG, seed())]);
+    let world = app.world_mut();
+    let before = entity_count(world);
+    let err = scene::load_containers(world, text).expect_err("bad data does not load");
+    assert_eq!(entity_count(world), before, "nothing half-loaded: {err}");
+    app.update();
+    let world = app.world_mut();
+    let mut q = world.query_filtered::<(), Or<(With<ContainerContents>, With<LoosePickup>)>>();
+    assert_eq!(q.iter(world).count(), 0);
+    err
+}
+
+/// `text` with the number after the first `amount` key replaced by `with`:
+/// a saved stack's (`"amount": 25`, inside a container's state) when
+/// `quoted`, else a loose pickup's field (`amount: 1`).
+fn replace_amount(text: &str, quoted: bool, with: &str) -> String {
+    for (at, _) in text.match_indices("amount") {
+        let before = text[..at].chars().next_back();
+        let after = &text[at + "amount".len()..];
+        let after = match (quoted, before) {
+            (true, Some('"')) => match after.strip_prefix('"') {
+                Some(a) => a,
+                None => continue,
+            },
+            (false, Some(c)) if c.is_whitespace() || c == '(' || c == ',' => after,
+            _ => continue,
+        };
+        let Some(value) = after.trim_start().strip_prefix(':') else {
+            continue;
+        };
+        let value = value.trim_start();
+        let digits = value.len() - value.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
+            continue;
+        }
+        let start = text.len() - value.len();
+        return format!("{}{with}{}", &text[..start], &text[start + digits..]);
+    }
+    panic!("no amount to edit in the saved world:\n{text}");
+}
+
+#[test]
+fn bad_scene_data_loads_nothing() {
+    let (mut a, _, _, _) = saved_backpack(&[("berries", 25), ("letter", 1)]);
+    a.world_mut().spawn(LoosePickup {
+        item: "axe".into(),
+        amount: 1,
+    });
+    let text = scene::save_containers(a.world_mut()).expect("the world saves");
+    // the text as saved loads: what fails below is the edit
+    let (mut ok, map) = reload(&text, &[(BAG, seed())]);
+    assert_eq!(map.len(), 2);
+    assert_eq!(ground(&mut ok), [("axe".to_string(), 1)]);
+
+    // (a) truncated
+    for cut in [1, text.len() / 3, text.len() / 2, text.len() - 2] {
+        let err = refused_load(&text[..cut]);
+        assert!(matches!(err, SceneError::Read(_)), "cut at {cut}: {err:?}");
+    }
+    // (b) a zero amount, an amount past u32: the path inside the save
+    for bad in ["0", "4294967296"] {
+        let edited = replace_amount(&text, true, bad);
+        assert_ne!(edited, text);
+        match refused_load(&edited) {
+            SceneError::Read(m) => assert!(
+                m.contains("ContainerContents.state") && m.contains("/slots/0/amount"),
+                "amount {bad}: {m}"
+            ),
+            other => panic!("amount {bad}: {other:?}"),
+        }
+    }
+    // (c) a string where a number is: in a saved stack, and in a pickup
+    match refused_load(&replace_amount(&text, true, "\"twenty\"")) {
+        SceneError::Read(m) => assert!(m.contains("/slots/0/amount"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let err = refused_load(&replace_amount(&text, false, "\"one\""));
+    assert!(matches!(err, SceneError::Read(_)), "{err:?}");
+}
+
+#[test]
+fn an_adoption_that_cannot_be_found_keeps_the_save_pending() {
+    let (a, bag, original, text) = saved_backpack(&[("berries", 25), ("letter", 1), ("axe", 1)]);
+    // no asset under the bag's handle
+    let (mut b, map) = reload(&text, &[]);
+    b.update();
+    b.update();
+    let nb = map[&bag];
+    let c = contents(&b, nb);
+    assert!(!c.is_ready());
+    assert_eq!(c.state().pending(), Some(&original));
+    assert_eq!(
+        c.state().saved(),
+        Some(original.clone()),
+        "a save now keeps it"
+    );
+
+    b.world_mut()
+        .resource_mut::<Assets<AdoptionAsset>>()
+        .insert(handle(BAG).id(), AdoptionAsset::new(seed()))
+        .unwrap();
+    b.update();
+    let c = contents(&b, nb);
+    assert!(c.is_ready());
+    assert!(c.state().pending().is_none());
+    assert_eq!(view(&b, nb), view(&a, bag));
+}
