@@ -208,6 +208,15 @@ fn world_cases_pass_through_the_plugin() {
 }
 
 #[test]
+fn every_case_passes_through_a_saved_world() {
+    for (dir, n) in [(".", 22), ("moves", 3), ("frames", 2), ("world", 17)] {
+        let (got, failures) = check(dir, Scenario::run_through_scene);
+        assert_eq!(got, n, "{dir}");
+        assert!(failures.is_empty(), "{dir}:\n{}", failures.join("\n"));
+    }
+}
+
+#[test]
 fn one_container_cases_pass_through_the_plugin() {
     let (n, failures) = check(".", Scenario::run_ecs);
     assert_eq!(n, 22);
