@@ -22,6 +22,7 @@ use bevy_container::rules::Rules;
 
 #[path = "../benches/workloads/mod.rs"]
 mod workloads;
+
 use workloads::*;
 
 /// Counts live heap bytes for `bytes-per-backpack`, only while `COUNTING`

@@ -1,80 +1,21 @@
-//! Hashing: a small, fast, deterministic hasher for the engine's lookup
-//! tables, and SHA-256 for seed names and adoption content hashes.
+//! Hashing: the hasher of the engine's lookup tables, and SHA-256 for seed
+//! names and adoption content hashes.
 //!
 //! The tables are only ever looked up, never iterated for an outcome, so
-//! the hasher's job is speed; being seedless it also keeps every run alike.
+//! the hasher's job is speed; a fixed seed also keeps every run alike.
+//!
+//! The crate had its own FxHash until it was raced against foldhash (what
+//! Bevy uses, `bevy::platform::hash::FixedHasher`) and rustc-hash 2 on
+//! the lookups of the perf workloads (`cargo run --release --example perf`
+//! at the time, one run, best rounds): on the seed backpack's 4 short ids
+//! ours was about 10% faster (foldhash 1.09-1.10 and rustc-hash 1.12 of
+//! ours), and on the bank's 1,000 ids `item-000`..`item-999` about twice
+//! as slow (foldhash 0.47, rustc-hash 0.49-0.51 of ours): its keys
+//! crowded into few buckets. Not a margin worth its code, so the tables
+//! use foldhash, which Bevy already brings.
 
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// FxHash (as in rustc): a multiply-rotate hash over words.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher {
-    hash: u64,
-}
-
-const K: u64 = 0x517c_c1b7_2722_0a95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(K);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes([
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-            ]));
-        }
-        // the 1 to 7 bytes left as one word, read in place (a copy into a
-        // buffer costs a library call, and most ids are this short): two
-        // overlapping 4-byte reads cover 4 to 7 bytes, three single bytes
-        // cover 1 to 3, so strings of one length never share a word
-        let rest = chunks.remainder();
-        let n = rest.len();
-        if n >= 4 {
-            let lo = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
-            let hi = u32::from_le_bytes([rest[n - 4], rest[n - 3], rest[n - 2], rest[n - 1]]);
-            self.add(u64::from(lo) | u64::from(hi) << 32);
-        } else if n > 0 {
-            let word =
-                u64::from(rest[0]) | u64::from(rest[n / 2]) << 8 | u64::from(rest[n - 1]) << 16;
-            self.add(word);
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-/// A `HashMap` with [`FxHasher`].
-pub type FxHashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A `HashMap` with Bevy's fixed-seed foldhash.
+pub type FxHashMap<K, V> = std::collections::HashMap<K, V, bevy::platform::hash::FixedHasher>;
 
 /// SHA-256 of `data` (FIPS 180-4), by the `sha2` crate: seed names and
 /// adoption files.
@@ -121,35 +62,5 @@ mod sha_tests {
             hex(sha256(&million)),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
         );
-    }
-}
-
-#[cfg(test)]
-mod fx_tests {
-    use super::*;
-
-    fn fx(bytes: &[u8]) -> u64 {
-        let mut h = FxHasher::default();
-        h.write(bytes);
-        h.finish()
-    }
-
-    /// Every byte of a short tail counts: changing any one byte of a 1 to
-    /// 15 byte input changes its hash.
-    #[test]
-    fn every_byte_of_a_short_input_counts() {
-        for len in 1..16usize {
-            let base: Vec<u8> = (0..len as u8).map(|i| b'a' + i).collect();
-            for at in 0..len {
-                for b in [b'-', b'z', 0, 0xff] {
-                    let mut other = base.clone();
-                    if other[at] == b {
-                        continue;
-                    }
-                    other[at] = b;
-                    assert_ne!(fx(&base), fx(&other), "len {len}, byte {at} -> {b}");
-                }
-            }
-        }
     }
 }

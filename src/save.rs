@@ -43,7 +43,6 @@ use crate::adoption::source::fields::{
 };
 use crate::adoption::source::{self, Format};
 use crate::adoption::{MAX_SLOTS, ProblemKind, Report};
-pub use crate::contents::LoadRefused;
 use crate::decimal::Decimal;
 use crate::rules::WhenForcedOut;
 

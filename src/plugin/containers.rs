@@ -12,12 +12,13 @@ use bevy::transform::helper::TransformHelper;
 use super::components::{ContainerContents, LoosePickup, OverflowStore};
 use super::messages::*;
 use super::settle::{Ledger, PickupPlacement};
+use super::watch::{Kind, Watched};
 use crate::contents::{
-    Contents, Delivered, ForcedOut, Rearranged, Taken, TransferRequest, Transferred,
+    Contents, Delivered, ForcedOut, LoadRefused, Rearranged, Taken, TransferRequest, Transferred,
 };
 use crate::decimal::Decimal;
 use crate::rules::Rules;
-use crate::save::{AdoptionId, LoadRefused, SavedContents};
+use crate::save::{AdoptionId, SavedContents};
 
 /// Runs container operations right away and settles their items: for game
 /// code that needs the answer now ("take 3 wood: did I get them?"). The
@@ -65,6 +66,7 @@ pub struct Containers<'w, 's> {
     pub(super) globals: Query<'w, 's, &'static GlobalTransform>,
     pub(super) placement: ResMut<'w, PickupPlacement>,
     pub(super) commands: Commands<'w, 's>,
+    watched: Res<'w, Watched>,
     delivered: MessageWriter<'w, ItemsDelivered>,
     taken: MessageWriter<'w, ItemsTaken>,
     transferred: MessageWriter<'w, ItemsTransferred>,
@@ -166,7 +168,7 @@ impl Containers<'_, '_> {
             container,
             reason: why.clone(),
         };
-        if self.entities.contains(container) {
+        if self.entities.contains(container) && self.watched.has(Kind::Unanswered) {
             self.commands.trigger(event.clone());
         }
         self.unanswered.write(event);
@@ -182,7 +184,9 @@ impl Containers<'_, '_> {
         sender: Option<Entity>,
     ) -> Result<ItemsDelivered, NotAnswered> {
         let msg = self.settle_delivery(container, item, amount, sender)?;
-        self.commands.trigger(msg.clone());
+        if self.watched.has(Kind::Delivered) {
+            self.commands.trigger(msg.clone());
+        }
         self.delivered.write(msg.clone());
         Ok(msg)
     }
@@ -195,7 +199,9 @@ impl Containers<'_, '_> {
                 if let Ok(msg) =
                     self.settle_delivery(r.container, r.item.as_str(), r.amount, r.sender)
                 {
-                    self.commands.trigger(msg.clone());
+                    if self.watched.has(Kind::Delivered) {
+                        self.commands.trigger(msg.clone());
+                    }
                     self.delivered.write(msg);
                 }
             }
@@ -208,7 +214,9 @@ impl Containers<'_, '_> {
                         container: r.container,
                         outcome,
                     };
-                    self.commands.trigger(msg.clone());
+                    if self.watched.has(Kind::Taken) {
+                        self.commands.trigger(msg.clone());
+                    }
                     self.taken.write(msg);
                 }
             }
@@ -310,7 +318,9 @@ impl Containers<'_, '_> {
             container,
             outcome: outcome.clone(),
         };
-        self.commands.trigger(msg.clone());
+        if self.watched.has(Kind::Taken) {
+            self.commands.trigger(msg.clone());
+        }
         self.taken.write(msg);
         Ok(outcome)
     }
@@ -371,8 +381,10 @@ impl Containers<'_, '_> {
             to,
             outcome: outcome.clone(),
         };
-        self.commands.trigger(msg.clone());
-        if from != to {
+        if self.watched.has(Kind::Transferred) {
+            self.commands.trigger(msg.clone());
+        }
+        if from != to && self.watched.has(Kind::Transferred) {
             self.commands.trigger(ItemsTransferred {
                 container: to,
                 ..msg.clone()
@@ -475,7 +487,9 @@ impl Containers<'_, '_> {
             settled: ledger.settled,
             warnings: ledger.warnings,
         };
-        self.commands.trigger(msg.clone());
+        if self.watched.has(Kind::ForcedOut) {
+            self.commands.trigger(msg.clone());
+        }
         self.forced.write(msg);
     }
 
@@ -564,7 +578,9 @@ impl Containers<'_, '_> {
             container,
             outcome: outcome.clone(),
         };
-        self.commands.trigger(msg.clone());
+        if self.watched.has(Kind::Rearranged) {
+            self.commands.trigger(msg.clone());
+        }
         self.rearranged.write(msg);
         Ok(outcome)
     }

@@ -69,6 +69,7 @@ pub mod scene;
 mod settle;
 mod state;
 mod systems;
+mod watch;
 
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
@@ -131,6 +132,8 @@ impl Plugin for ContainerPlugin {
             .init_resource::<PickupPlacement>()
             .init_resource::<systems::CompiledRules>()
             .init_resource::<systems::LoadedSaves>()
+            .init_resource::<watch::OutcomeKeys>()
+            .init_resource::<watch::Watched>()
             .register_asset_reflect::<AdoptionAsset>()
             .register_type::<Container>()
             .register_type::<ContainerContents>()
@@ -147,6 +150,7 @@ impl Plugin for ContainerPlugin {
             .add_systems(
                 self.schedule,
                 (
+                    watch::watch_observers,
                     systems::forget_stale_rules,
                     systems::attach_engines,
                     systems::settle_loaded_saves,
@@ -159,7 +163,9 @@ impl Plugin for ContainerPlugin {
             )
             .add_systems(
                 self.schedule,
-                systems::handle_requests.in_set(ContainerSystems::Requests),
+                (watch::watch_observers, systems::handle_requests)
+                    .chain()
+                    .in_set(ContainerSystems::Requests),
             )
             .add_observer(systems::spill_on_despawn);
     }

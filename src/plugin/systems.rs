@@ -17,6 +17,7 @@ use super::components::{Container, ContainerContents, ContainerSlotRules, Despaw
 use super::containers::Containers;
 use super::messages::*;
 use super::settle::{PickupPlacement, spawn_pickup};
+use super::watch::{Kind, Watched};
 use crate::adoption::{Report, Tuning};
 use crate::contents::{Contents, ForcedOut, ItemType};
 use crate::hash::FxHashMap;
@@ -78,6 +79,7 @@ pub(crate) struct Attached<'w, 's> {
     ready: MessageWriter<'w, ContainerReady>,
     refused: MessageWriter<'w, ContainerSaveRefused>,
     loaded: ResMut<'w, LoadedSaves>,
+    watched: Res<'w, Watched>,
     commands: Commands<'w, 's>,
 }
 
@@ -150,7 +152,9 @@ pub(crate) fn attach_engines(
                             container: entity,
                             error,
                         };
-                        out.commands.trigger(msg.clone());
+                        if out.watched.has(Kind::SaveRefused) {
+                            out.commands.trigger(msg.clone());
+                        }
                         out.refused.write(msg);
                     }
                     continue;
@@ -163,7 +167,9 @@ pub(crate) fn attach_engines(
         contents.refresh();
         reported.remove(&entity);
         out.ready.write(ContainerReady { container: entity });
-        out.commands.trigger(ContainerReady { container: entity });
+        if out.watched.has(Kind::Ready) {
+            out.commands.trigger(ContainerReady { container: entity });
+        }
     }
 }
 
