@@ -225,55 +225,7 @@ fn one_container_cases_pass_through_the_plugin() {
 
 #[test]
 fn every_public_case_passes() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            let n = p.to_string_lossy();
-            n.ends_with(".json") && !n.ends_with(".adoption.json")
-        })
-        .collect();
-    names.sort();
-    assert_eq!(names.len(), 22, "the 22 public cases are here");
-    let mut failures = Vec::new();
-    for case in names {
-        let expected_path = case.with_extension("expected.jsonl");
-        let expected: Vec<Value> = std::fs::read_to_string(&expected_path)
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        let got = Scenario::read(&case).and_then(|s| s.run());
-        let got = match got {
-            Ok(g) => g,
-            Err(e) => {
-                failures.push(format!("{}: {e}", case.display()));
-                continue;
-            }
-        };
-        if got.len() != expected.len() {
-            failures.push(format!(
-                "{}: {} lines, want {}",
-                case.display(),
-                got.len(),
-                expected.len()
-            ));
-            continue;
-        }
-        for (w, g) in expected.iter().zip(&got) {
-            let d = differences(w, g);
-            if !d.is_empty() {
-                failures.push(format!(
-                    "{} step {}: {}",
-                    case.display(),
-                    w["step"],
-                    d.join("; ")
-                ));
-                break;
-            }
-        }
-    }
+    let (n, failures) = check(".", Scenario::run);
+    assert_eq!(n, 22, "the 22 public cases are here");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
