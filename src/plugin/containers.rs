@@ -162,6 +162,17 @@ impl Containers<'_, '_> {
         Ok(r)
     }
 
+    /// [`Self::with_engine`], reporting a request that does not reach the
+    /// engine as [`RequestUnanswered`].
+    fn answered<R: Touches>(
+        &mut self,
+        container: Entity,
+        op: impl FnOnce(&mut Contents) -> R,
+    ) -> Result<R, NotAnswered> {
+        self.with_engine(container, op)
+            .inspect_err(|why| self.unanswered(container, why))
+    }
+
     pub(super) fn unanswered(&mut self, container: Entity, why: &NotAnswered) {
         warn!("{why}");
         let event = RequestUnanswered {
@@ -332,8 +343,7 @@ impl Containers<'_, '_> {
         amount: u32,
         slot: Option<u32>,
     ) -> Result<Taken, NotAnswered> {
-        self.with_engine(container, |e| e.take_inner(item, amount, slot))
-            .inspect_err(|why| self.unanswered(container, why))
+        self.answered(container, |e| e.take_inner(item, amount, slot))
     }
 
     /// Transfers items from `from` to `to` as one request (spec section
@@ -417,8 +427,8 @@ impl Containers<'_, '_> {
         };
         let outcome = source.transfer(target, request);
         if outcome.moved > 0 {
-            ca.refresh();
-            cb.refresh();
+            outcome.refresh_side(ca, &outcome.from);
+            outcome.refresh_side(cb, &outcome.landed);
             a.set_changed();
             b.set_changed();
         }
@@ -463,13 +473,7 @@ impl Containers<'_, '_> {
         container: Entity,
         op: impl FnOnce(&mut Contents) -> ForcedOut,
     ) -> Result<ForcedOut, NotAnswered> {
-        let outcome = match self.with_engine(container, op) {
-            Ok(o) => o,
-            Err(why) => {
-                self.unanswered(container, &why);
-                return Err(why);
-            }
-        };
+        let outcome = self.answered(container, op)?;
         self.report_forced(container, &outcome);
         Ok(outcome)
     }
@@ -567,13 +571,7 @@ impl Containers<'_, '_> {
         container: Entity,
         op: impl FnOnce(&mut Contents) -> Rearranged,
     ) -> Result<Rearranged, NotAnswered> {
-        let outcome = match self.with_engine(container, op) {
-            Ok(o) => o,
-            Err(why) => {
-                self.unanswered(container, &why);
-                return Err(why);
-            }
-        };
+        let outcome = self.answered(container, op)?;
         let msg = ContainerRearranged {
             container,
             outcome: outcome.clone(),
@@ -637,7 +635,26 @@ impl Touches for Transferred {
     fn changed(&self) -> bool {
         self.moved > 0
     }
+    /// Within one container: the two slots of the move.
     fn refresh(&self, c: &mut ContainerContents) {
-        c.refresh();
+        let both: Vec<_> = self
+            .from
+            .iter()
+            .chain(self.landed.iter())
+            .copied()
+            .collect();
+        self.refresh_side(c, &both);
+    }
+}
+
+impl Transferred {
+    /// One side of a transfer: only the slots it names (a 10,000-slot bank
+    /// does not rebuild its mirror for a drag); a swap changes the types in
+    /// its slots, so that side is rebuilt whole.
+    fn refresh_side(&self, c: &mut ContainerContents, touched: &[crate::contents::Landing]) {
+        match (&self.item, &self.swapped) {
+            (Some(item), None) => c.refresh_slots(item.as_str(), touched.iter().map(|l| l.slot)),
+            _ => c.refresh(),
+        }
     }
 }
