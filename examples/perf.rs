@@ -3,6 +3,8 @@
 //!
 //! ```text
 //! cargo run --release --example perf
+//! # only the figures whose names contain one of the words
+//! cargo run --release --example perf -- ecs-vs-engine parallel
 //! ```
 //!
 //! The baseline is a hand-rolled container written the way a developer
@@ -152,6 +154,8 @@ fn run_day<H: Holder>(start: &H, names: &[String], ops: &[Op]) -> Duration {
 }
 
 fn main() {
+    let words: Vec<String> = std::env::args().skip(1).collect();
+    let want = |figure: &str| words.is_empty() || words.iter().any(|w| figure.contains(w.as_str()));
     // engine-vs-baseline-12
     let (seed, seed_bytes) = seed_rules();
     let names12: Vec<String> = ["berries", "axe", "letter", "flint"]
@@ -164,11 +168,13 @@ fn main() {
         .collect();
     let ops12 = day(names12.len(), 20_000, 12, 25, Takes::BySlot(12));
     let pack = Workload::new(seed, &limits12, names12, ops12, 0);
-    let (e12, b12) = race(5, || pack.engine_day(), || pack.baseline_day());
-    let (e12, b12) = (pack.per_op(e12), pack.per_op(b12));
-    println!("time engine-op-12 {e12:.1} ns");
-    println!("time baseline-op-12 {b12:.1} ns");
-    println!("ratio engine-vs-baseline-12 {:.3}", e12 / b12);
+    if want("engine-vs-baseline-12") {
+        let (e12, b12) = race(5, || pack.engine_day(), || pack.baseline_day());
+        let (e12, b12) = (pack.per_op(e12), pack.per_op(b12));
+        println!("time engine-op-12 {e12:.1} ns");
+        println!("time baseline-op-12 {b12:.1} ns");
+        println!("ratio engine-vs-baseline-12 {:.3}", e12 / b12);
+    }
 
     // engine-vs-baseline-10k
     let (bank, limits_bank) = bank_rules(1000, 10_000);
@@ -181,128 +187,143 @@ fn main() {
         ops_bank,
         6_000,
     );
-    let (ebank, bbank) = race(5, || vault.engine_day(), || vault.baseline_day());
-    let (ebank, bbank) = (vault.per_op(ebank), vault.per_op(bbank));
-    println!("time engine-op-10k {ebank:.1} ns");
-    println!("time baseline-op-10k {bbank:.1} ns");
-    println!("ratio engine-vs-baseline-10k {:.3}", ebank / bbank);
+    if want("engine-vs-baseline-10k") {
+        let (ebank, bbank) = race(5, || vault.engine_day(), || vault.baseline_day());
+        let (ebank, bbank) = (vault.per_op(ebank), vault.per_op(bbank));
+        println!("time engine-op-10k {ebank:.1} ns");
+        println!("time baseline-op-10k {bbank:.1} ns");
+        println!("ratio engine-vs-baseline-10k {:.3}", ebank / bbank);
+    }
 
     // bank-vs-backpack: the engine's two days, in a race of their own
-    let (on_bank, on_pack) = race(5, || vault.engine_day(), || pack.engine_day());
-    println!(
-        "ratio bank-vs-backpack {:.3}",
-        vault.per_op(on_bank) / pack.per_op(on_pack)
-    );
+    if want("bank-vs-backpack") {
+        let (on_bank, on_pack) = race(5, || vault.engine_day(), || pack.engine_day());
+        println!(
+            "ratio bank-vs-backpack {:.3}",
+            vault.per_op(on_bank) / pack.per_op(on_pack)
+        );
+    }
 
     // forced-removal-10k
-    let bank = Arc::new(bank);
-    let full = full_bank(&bank, &names_bank);
-    let stacks: Vec<(u32, u32)> = full
-        .slots()
-        .flatten()
-        .map(|s| (s.amount, s.item.as_str().len() as u32))
-        .collect();
-    let (shrink, sort) = race(
-        5,
-        || {
-            timed(
-                || full.clone(),
-                |mut c| {
-                    let out = c.resize(Some(5_000), None);
-                    assert!(out.refused.is_none());
-                    (c, out)
-                },
-            )
-        },
-        || {
-            timed(
-                || stacks.clone(),
-                |mut v| {
-                    v.sort_unstable();
-                    v
-                },
-            )
-        },
-    );
-    println!(
-        "time forced-removal-10k {:.3} ms",
-        shrink.as_secs_f64() * 1e3
-    );
-    println!("time sort-10k-stacks {:.3} ms", sort.as_secs_f64() * 1e3);
-    println!(
-        "ratio forced-removal-10k {:.3}",
-        shrink.as_secs_f64() / sort.as_secs_f64()
-    );
+    if want("forced-removal-10k") {
+        let bank = Arc::new(bank);
+        let full = full_bank(&bank, &names_bank);
+        let stacks: Vec<(u32, u32)> = full
+            .slots()
+            .flatten()
+            .map(|s| (s.amount, s.item.as_str().len() as u32))
+            .collect();
+        let (shrink, sort) = race(
+            5,
+            || {
+                timed(
+                    || full.clone(),
+                    |mut c| {
+                        let out = c.resize(Some(5_000), None);
+                        assert!(out.refused.is_none());
+                        (c, out)
+                    },
+                )
+            },
+            || {
+                timed(
+                    || stacks.clone(),
+                    |mut v| {
+                        v.sort_unstable();
+                        v
+                    },
+                )
+            },
+        );
+        println!(
+            "time forced-removal-10k {:.3} ms",
+            shrink.as_secs_f64() * 1e3
+        );
+        println!("time sort-10k-stacks {:.3} ms", sort.as_secs_f64() * 1e3);
+        println!(
+            "ratio forced-removal-10k {:.3}",
+            shrink.as_secs_f64() / sort.as_secs_f64()
+        );
+    }
 
     // transfer-vs-take-deliver
-    let (chest, bag, drags) = drag_day(20_000);
-    let pair = || (chest.clone(), bag.clone());
-    let (transfer, take_deliver) = race(
-        5,
-        || {
-            timed(pair, |(mut c, mut b)| {
-                play_transfers(&mut c, &mut b, &drags)
-            })
-        },
-        || {
-            timed(pair, |(mut c, mut b)| {
-                play_take_deliver(&mut c, &mut b, &drags)
-            })
-        },
-    );
-    let per = |d: Duration| d.as_nanos() as f64 / drags.len() as f64;
-    println!("time transfer-op {:.1} ns", per(transfer));
-    println!("time take-deliver-op {:.1} ns", per(take_deliver));
-    println!(
-        "ratio transfer-vs-take-deliver {:.3}",
-        per(transfer) / per(take_deliver)
-    );
+    if want("transfer-vs-take-deliver") {
+        let (chest, bag, drags) = drag_day(20_000);
+        let pair = || (chest.clone(), bag.clone());
+        let (transfer, take_deliver) = race(
+            5,
+            || {
+                timed(pair, |(mut c, mut b)| {
+                    play_transfers(&mut c, &mut b, &drags)
+                })
+            },
+            || {
+                timed(pair, |(mut c, mut b)| {
+                    play_take_deliver(&mut c, &mut b, &drags)
+                })
+            },
+        );
+        let per = |d: Duration| d.as_nanos() as f64 / drags.len() as f64;
+        println!("time transfer-op {:.1} ns", per(transfer));
+        println!("time take-deliver-op {:.1} ns", per(take_deliver));
+        println!(
+            "ratio transfer-vs-take-deliver {:.3}",
+            per(transfer) / per(take_deliver)
+        );
+    }
 
     // ecs-vs-engine
-    let (ecs, direct) = ecs_vs_engine();
-    println!("time ecs-frame-20k-ops {:.3} ms", ecs.as_secs_f64() * 1e3);
-    println!("time engine-20k-ops {:.3} ms", direct.as_secs_f64() * 1e3);
-    println!(
-        "ratio ecs-vs-engine {:.3}",
-        ecs.as_secs_f64() / direct.as_secs_f64()
-    );
+    if want("ecs-vs-engine") {
+        let (ecs, direct) = ecs_vs_engine();
+        println!("time ecs-frame-20k-ops {:.3} ms", ecs.as_secs_f64() * 1e3);
+        println!("time engine-20k-ops {:.3} ms", direct.as_secs_f64() * 1e3);
+        println!(
+            "ratio ecs-vs-engine {:.3}",
+            ecs.as_secs_f64() / direct.as_secs_f64()
+        );
+    }
 
     // load-vs-parse
-    let (load, parse) = race(
-        20,
-        || {
-            timed(
-                || (),
-                |_| {
-                    let a = adoption::read(&seed_bytes, Format::Json, Context::default()).unwrap();
-                    Rules::compile(&a, &Tuning::default()).unwrap()
-                },
-            )
-        },
-        || {
-            timed(
-                || (),
-                |_| serde_json::from_slice::<serde_json::Value>(&seed_bytes).unwrap(),
-            )
-        },
-    );
-    println!("time load-seed {:.1} us", load.as_secs_f64() * 1e6);
-    println!("time parse-seed {:.1} us", parse.as_secs_f64() * 1e6);
-    println!(
-        "ratio load-vs-parse {:.3}",
-        load.as_secs_f64() / parse.as_secs_f64()
-    );
+    if want("load-vs-parse") {
+        let (load, parse) = race(
+            20,
+            || {
+                timed(
+                    || (),
+                    |_| {
+                        let a =
+                            adoption::read(&seed_bytes, Format::Json, Context::default()).unwrap();
+                        Rules::compile(&a, &Tuning::default()).unwrap()
+                    },
+                )
+            },
+            || {
+                timed(
+                    || (),
+                    |_| serde_json::from_slice::<serde_json::Value>(&seed_bytes).unwrap(),
+                )
+            },
+        );
+        println!("time load-seed {:.1} us", load.as_secs_f64() * 1e6);
+        println!("time parse-seed {:.1} us", parse.as_secs_f64() * 1e6);
+        println!(
+            "ratio load-vs-parse {:.3}",
+            load.as_secs_f64() / parse.as_secs_f64()
+        );
+    }
 
     // bytes-per-backpack
-    let (seed, _) = seed_rules();
-    let rules = Arc::new(seed);
-    COUNTING.store(true, Ordering::SeqCst);
-    let before = LIVE.load(Ordering::Relaxed);
-    let backpack = Contents::new(rules.clone());
-    let after = LIVE.load(Ordering::Relaxed);
-    COUNTING.store(false, Ordering::SeqCst);
-    black_box(&backpack);
-    println!("ratio bytes-per-backpack {}", after - before);
+    if want("bytes-per-backpack") {
+        let (seed, _) = seed_rules();
+        let rules = Arc::new(seed);
+        COUNTING.store(true, Ordering::SeqCst);
+        let before = LIVE.load(Ordering::Relaxed);
+        let backpack = Contents::new(rules.clone());
+        let after = LIVE.load(Ordering::Relaxed);
+        COUNTING.store(false, Ordering::SeqCst);
+        black_box(&backpack);
+        println!("ratio bytes-per-backpack {}", after - before);
+    }
 }
 
 fn ecs_vs_engine() -> (Duration, Duration) {

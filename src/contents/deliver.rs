@@ -37,27 +37,26 @@ impl Contents {
             Ok(t) => t,
             Err(reason) => return Delivered::refused(id, amount, reason),
         };
-        let (landed, placed) = if self.rules.has_slots() {
+        let mut landed = Landings::default();
+        let placed = if self.rules.has_slots() {
             let want = self.budget_cap(&terms, amount);
-            let plan = self.plan_with(item, &terms, want, own);
-            let placed = plan.iter().map(|l| l.amount).sum::<u32>();
-            (plan, placed)
+            self.plan_into(item, &terms, want, own, &mut landed);
+            landed.iter().map(|l| l.amount).sum::<u32>()
         } else {
             let held = self.holdings.get(item).map_or(0, |s| s.amount);
-            let want = self.budget_cap(&terms, amount).min(u32::MAX - held);
-            (Landings::default(), want)
+            self.budget_cap(&terms, amount).min(u32::MAX - held)
         };
         let rest = amount - placed;
-        let mut out = Delivered::nothing(id, amount);
         let limited = self.rules.has_slot_limit() || self.rules.has_budget();
+        let (mut leftover, mut refused) = (None, None);
         if rest > 0 {
             match (self.rules.partial, self.rules.leftover) {
                 (PartialAcceptance::AllOrNothing, _) if limited => {
-                    return Delivered::refused(out.item, amount, Reason::DoesNotFit);
+                    return Delivered::refused(id, amount, Reason::DoesNotFit);
                 }
-                (_, Some(to)) => out.leftover = Some(Leftover { amount: rest, to }),
+                (_, Some(to)) => leftover = Some(Leftover { amount: rest, to }),
                 (_, None) if limited => {
-                    out.leftover = Some(Leftover {
+                    leftover = Some(Leftover {
                         amount: rest,
                         to: LeftoverDestination::LeftWhereItIs,
                     })
@@ -69,21 +68,28 @@ impl Contents {
                     } else {
                         Reason::SlotCeiling
                     };
-                    out.refused = Some(Refused {
+                    refused = Some(Refused {
                         amount: rest,
                         reason,
                     });
                 }
             }
         }
-        out.accepted = placed;
         if self.rules.has_slots() {
-            self.add_landings(&out.item, at, &landed, terms.size);
-            out.landed = landed;
+            self.add_landings(&id, at, &landed, terms.size);
         } else if placed > 0 {
-            self.add_holding(&out.item, placed, terms.size);
+            self.add_holding(&id, placed, terms.size);
         }
-        out
+        // built once, in place: copying a finished outcome cost a fifth of
+        // a delivery in the profile
+        Delivered {
+            item: id,
+            offered: amount,
+            accepted: placed,
+            landed,
+            refused,
+            leftover,
+        }
     }
 
     /// Adds the planned landings of `item` (numbered `at` in the type
@@ -107,6 +113,7 @@ impl Contents {
     }
 
     /// `amount`, capped by what the free budget holds.
+    #[inline]
     pub(crate) fn budget_cap(&self, terms: &TypeTerms, amount: u32) -> u32 {
         if !self.rules.has_budget() {
             return amount;
@@ -149,6 +156,20 @@ impl Contents {
         own: &[u32],
     ) -> Landings {
         let mut plan = Landings::default();
+        self.plan_into(item, terms, want, own, &mut plan);
+        plan
+    }
+
+    /// [`Contents::plan_with`], into `plan` (empty): a delivery plans into
+    /// its outcome's own list, not a copy.
+    pub(crate) fn plan_into(
+        &self,
+        item: &str,
+        terms: &TypeTerms,
+        want: u32,
+        own: &[u32],
+        plan: &mut Landings,
+    ) {
         let mut left = want;
         let limit = terms.limit;
         let available = self.slots_available();
@@ -173,24 +194,24 @@ impl Contents {
                 .map_or(0, |s| limit.saturating_sub(s.amount))
         };
         if want == 0 {
-            return plan;
+            return;
         }
         let grow_from = self.slots.len() as u32;
         match self.rules.fill {
             FillOrder::TopUpThenFirstEmpty => {
                 for &s in own {
-                    if take(s, own_room(s), &mut plan) {
-                        return plan;
+                    if take(s, own_room(s), plan) {
+                        return;
                     }
                 }
                 for s in self.occ.frees(available) {
-                    if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
-                        return plan;
+                    if self.accepts(s, item, terms) && take(s, limit, plan) {
+                        return;
                     }
                 }
                 for s in grow_from..available {
-                    if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
-                        return plan;
+                    if self.accepts(s, item, terms) && take(s, limit, plan) {
+                        return;
                     }
                 }
             }
@@ -205,39 +226,38 @@ impl Contents {
                         (None, None) => break,
                     };
                     if let Some(s) = next
-                        && take(s, room(s), &mut plan)
+                        && take(s, room(s), plan)
                     {
-                        return plan;
+                        return;
                     }
                 }
                 for s in grow_from..available {
-                    if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
-                        return plan;
+                    if self.accepts(s, item, terms) && take(s, limit, plan) {
+                        return;
                     }
                 }
             }
             FillOrder::Append => {
                 let start = match self.occ.last_occupied() {
                     Some(last) => {
-                        if take(last, room(last), &mut plan) {
-                            return plan;
+                        if take(last, room(last), plan) {
+                            return;
                         }
                         last + 1
                     }
                     None => 0,
                 };
                 for s in start..available {
-                    if self.accepts(s, item, terms) && take(s, limit, &mut plan) {
-                        return plan;
+                    if self.accepts(s, item, terms) && take(s, limit, plan) {
+                        return;
                     }
                 }
             }
             FillOrder::NotApplicable => {
                 if let Some(r) = terms.reserved {
-                    take(r, room(r), &mut plan);
+                    take(r, room(r), plan);
                 }
             }
         }
-        plan
     }
 }

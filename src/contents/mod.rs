@@ -462,6 +462,7 @@ impl Contents {
 
 /// The terms for `item` (whose row in `rules` is `row`) under `rules`, or
 /// why it may not enter.
+#[inline]
 pub(crate) fn terms_under(
     rules: &Rules,
     slot_rules: Option<&SlotRules>,
@@ -513,6 +514,7 @@ pub(crate) fn terms_under(
     })
 }
 
+#[inline]
 pub(crate) fn accepts_under(
     rules: &Rules,
     slot_rules: Option<&SlotRules>,

@@ -114,7 +114,8 @@ impl Contents {
                 return out;
             }
             Some(s) => {
-                if self.stack(s).is_some_and(|st| st.item.as_str() == item) {
+                // ids compare by pointer when interned
+                if self.stack(s).is_some_and(|st| st.item == out.item) {
                     order.push(s);
                 }
             }
