@@ -283,6 +283,23 @@ fn main() {
         );
     }
 
+    // parallel-frame-speedup
+    if want("parallel-frame-speedup") {
+        let (serial, parallel) = parallel_frame();
+        println!(
+            "time serial-frame-100k-ops {:.3} ms",
+            serial.as_secs_f64() * 1e3
+        );
+        println!(
+            "time parallel-frame-100k-ops {:.3} ms",
+            parallel.as_secs_f64() * 1e3
+        );
+        println!(
+            "ratio parallel-frame-speedup {:.3}",
+            serial.as_secs_f64() / parallel.as_secs_f64()
+        );
+    }
+
     // load-vs-parse
     if want("load-vs-parse") {
         let (load, parse) = race(
@@ -342,5 +359,29 @@ fn ecs_vs_engine() -> (Duration, Duration) {
         5,
         || frame(&mut app),
         || timed(|| (), |_| engine_requests(&mut engines)),
+    )
+}
+
+/// A frame of 100,000 requests over 10,000 independent backpacks, answered
+/// serially and with two threads of the plugin's own, in one race.
+fn parallel_frame() -> (Duration, Duration) {
+    use bevy_container::plugin::ContainerParallelism;
+    let two = ContainerParallelism::Threads(std::num::NonZeroUsize::new(2).unwrap());
+    let (mut serial, bags_s) = backpack_app_with(10_000, ContainerParallelism::Serial);
+    let (mut parallel, bags_p) = backpack_app_with(10_000, two);
+    let frame = |app: &mut bevy::prelude::App, bags: &[bevy::prelude::Entity]| {
+        write_rounds(app, bags, 5);
+        let t = Instant::now();
+        app.update();
+        t.elapsed()
+    };
+    for _ in 0..2 {
+        frame(&mut serial, &bags_s);
+        frame(&mut parallel, &bags_p);
+    }
+    race(
+        5,
+        || frame(&mut serial, &bags_s),
+        || frame(&mut parallel, &bags_p),
     )
 }

@@ -1159,3 +1159,117 @@ fn a_frame_of_mixed_requests_equals_the_same_requests_one_by_one() {
         "most groups name a container twice ({crowded} of {groups})"
     );
 }
+
+/// Issue 20: requests to independent containers are answered across
+/// threads, and the answer is the serial one, whatever the thread count:
+/// the same outcomes in the same order (events and messages of every kind),
+/// the same containers, the same pickups with the same entities.
+#[test]
+fn a_frame_answered_across_threads_equals_the_serial_answer() {
+    let adoption_count = adoptions().len();
+    let threads = [2usize, 3, 5];
+    let mut on_workers = 0usize;
+    for round in 0..2u64 {
+        let mut rng = Rng(0x7A2A_11E1 + round);
+        // many containers, a few linked by stores
+        let n = 400;
+        let layout: Vec<Placed> = (0..n)
+            .map(|i| {
+                let a = rng.below(adoption_count);
+                let at = Vec3::new(rng.below(100) as f32, rng.below(100) as f32, 0.0);
+                let store = (rng.below(10) == 0)
+                    .then(|| rng.below(n))
+                    .filter(|&s| s != i);
+                (a, at, store)
+            })
+            .collect();
+        let (mut serial, cs, by) = order_app(&layout);
+        serial.insert_resource(ContainerParallelism::Serial);
+        let mut apps: Vec<App> = threads
+            .iter()
+            .map(|&t| {
+                let (mut app, cs_t, by_t) = order_app(&layout);
+                assert_eq!((&cs, by), (&cs_t, by_t), "the same entities");
+                app.insert_resource(ContainerParallelism::Threads(
+                    std::num::NonZeroUsize::new(t).expect("not zero"),
+                ));
+                app
+            })
+            .collect();
+        for frame in 0..10 {
+            let size = 300 + rng.below(500);
+            let requests: Vec<ContainerRequest> = (0..size)
+                .map(|_| mostly_local(&mut rng, &cs, by, frame < 2))
+                .collect();
+            let start = serial.world().resource::<Answers>().0.len();
+            for r in &requests {
+                serial.world_mut().write_message(r.clone());
+            }
+            serial.update();
+            let expected = serial.world().resource::<Answers>().0[start..].to_vec();
+            let expected_world = snapshot(&mut serial, &cs);
+            assert_eq!(
+                serial.world().resource::<ContainerFrameStats>().on_workers,
+                0,
+                "the serial app answers on its own thread"
+            );
+            for (app, t) in apps.iter_mut().zip(threads) {
+                let start = app.world().resource::<Answers>().0.len();
+                for r in &requests {
+                    app.world_mut().write_message(r.clone());
+                }
+                app.update();
+                let got = &app.world().resource::<Answers>().0[start..];
+                assert_eq!(
+                    got,
+                    expected.as_slice(),
+                    "round {round}, frame {frame}, {t} threads: the outcome events differ from the serial answer"
+                );
+                let stats = *app.world().resource::<ContainerFrameStats>();
+                assert_eq!(stats.requests, size);
+                on_workers += stats.on_workers;
+                assert_eq!(
+                    snapshot(app, &cs),
+                    expected_world,
+                    "round {round}, frame {frame}, {t} threads: the containers or the ground differ"
+                );
+            }
+        }
+        let x = serial.world().resource::<Seen>();
+        for (app, t) in apps.iter().zip(threads) {
+            let y = app.world().resource::<Seen>();
+            assert_eq!(x.delivered, y.delivered, "{t} threads: delivered");
+            assert_eq!(x.taken, y.taken, "{t} threads: taken");
+            assert_eq!(x.transferred, y.transferred, "{t} threads: transferred");
+            assert_eq!(x.forced, y.forced, "{t} threads: forced out");
+            assert_eq!(x.rearranged, y.rearranged, "{t} threads: rearranged");
+            assert_eq!(x.unanswered, y.unanswered, "{t} threads: unanswered");
+        }
+    }
+    assert!(
+        on_workers > 5_000,
+        "most requests went to worker threads ({on_workers})"
+    );
+}
+
+/// A [`mixed_request`], but only one in eight links two containers (a
+/// transfer between them, a delivery a container sent): the others leave
+/// most containers independent.
+fn mostly_local(
+    rng: &mut Rng,
+    cs: &[Entity],
+    bystander: Entity,
+    filling: bool,
+) -> ContainerRequest {
+    loop {
+        let r = mixed_request(rng, cs, bystander, filling);
+        let links = match &r {
+            ContainerRequest::Transfer(t) => t.from != t.to,
+            ContainerRequest::Deliver(d) => d.sender.is_some_and(|s| cs.contains(&s)),
+            _ => false,
+        };
+        if !links || rng.below(8) == 0 {
+            return r;
+        }
+    }
+}

@@ -55,18 +55,35 @@ impl Container {
 #[derive(Component, Reflect, Debug, Clone, Default)]
 #[reflect(Component, Default)]
 pub struct ContainerContents {
-    /// One entry per slot: `None` for empty, or the type and amount. For a
-    /// slotless container, one entry per type held.
+    /// The mirror of the contents an inspector shows.
     #[reflect(skip_serializing)]
-    slots: Vec<Option<(String, u32)>>,
-    /// The capacity in force, in words (`12 slots`, `7.5 size`).
-    #[reflect(skip_serializing)]
-    capacity: String,
-    /// The size held, where there is a budget.
-    #[reflect(skip_serializing)]
-    size_used: String,
+    mirror: Mirror,
     /// The engine, its adoption, or a save waiting for them.
     pub(crate) state: ContentsState,
+}
+
+/// What an inspector shows of a container: written from the engine after
+/// every change, never read back.
+#[derive(Reflect, Debug, Clone, Default)]
+pub(crate) struct Mirror {
+    /// One entry per slot: `None` for empty, or the type and amount. For a
+    /// slotless container, one entry per type held.
+    slots: Vec<Option<(String, u32)>>,
+    /// The capacity in force, in words (`12 slots`, `7.5 size`).
+    capacity: String,
+    /// The size held, where there is a budget.
+    size_used: String,
+}
+
+/// A container's engine and mirror taken out of its component, so a
+/// thread of its own can answer its requests while the component stays
+/// in the world (see `frame`).
+#[cfg(feature = "parallel")]
+pub(crate) struct Detached {
+    pub engine: Box<Contents>,
+    pub mirror: Mirror,
+    /// Whether a request changed the contents or the capacity.
+    pub changed: bool,
 }
 
 impl ContainerContents {
@@ -74,7 +91,7 @@ impl ContainerContents {
     /// the type and amount), or for a slotless container one entry per type
     /// held, sorted by type. Empty until the adoption is loaded.
     pub fn slots(&self) -> &[Option<(String, u32)>] {
-        &self.slots
+        &self.mirror.slots
     }
 
     /// Whether the rules are attached and requests are answered
@@ -85,13 +102,13 @@ impl ContainerContents {
 
     /// The engine, once the adoption is loaded.
     pub fn engine(&self) -> Option<&Contents> {
-        self.state.engine.as_ref()
+        self.state.engine.as_deref()
     }
 
     /// The capacity in force, in words (`12 slots`, `7.5 size`), once the
     /// rules attach.
     pub fn capacity(&self) -> &str {
-        &self.capacity
+        &self.mirror.capacity
     }
 
     /// The engine state as saves see it.
@@ -109,13 +126,51 @@ impl ContainerContents {
         self.state.engine.as_ref().map_or(0, |e| e.count(item))
     }
 
+    /// The engine and the mirror, taken out (cheaply: the engine is boxed);
+    /// `None` when not ready.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn detach(&mut self) -> Option<Detached> {
+        let engine = self.state.engine.take()?;
+        Some(Detached {
+            engine,
+            mirror: std::mem::take(&mut self.mirror),
+            changed: false,
+        })
+    }
+
+    /// Puts back what [`Self::detach`] took.
+    #[cfg(feature = "parallel")]
+    pub(crate) fn attach(&mut self, d: Detached) {
+        self.state.engine = Some(d.engine);
+        self.mirror = d.mirror;
+    }
+
+    /// The mirror and the engine, to refresh the one from the other.
+    pub(crate) fn parts(&mut self) -> Option<(&mut Mirror, &Contents)> {
+        let e = self.state.engine.as_deref()?;
+        Some((&mut self.mirror, e))
+    }
+
+    pub(crate) fn refresh(&mut self) {
+        match self.state.engine.as_deref() {
+            Some(e) => self.mirror.refresh(e),
+            None => self.mirror.slots.clear(),
+        }
+    }
+}
+
+impl Mirror {
     /// Updates the mirror after a delivery or a take of `item`: only the
     /// slots it touched (or, slotless, only that type's holding), so a big
     /// container's mirror costs nothing per request. A delivery or a take
     /// never changes the type of a slot that stays occupied, so an occupied
     /// entry only needs its amount.
-    pub(crate) fn refresh_slots(&mut self, item: &str, touched: impl IntoIterator<Item = u32>) {
-        let Some(e) = &self.state.engine else { return };
+    pub(crate) fn refresh_slots(
+        &mut self,
+        e: &Contents,
+        item: &str,
+        touched: impl IntoIterator<Item = u32>,
+    ) {
         if e.rules().has_budget() {
             self.size_used = e.size_used().to_string();
         }
@@ -151,11 +206,8 @@ impl ContainerContents {
         }
     }
 
-    pub(crate) fn refresh(&mut self) {
-        let Some(e) = &self.state.engine else {
-            self.slots.clear();
-            return;
-        };
+    /// Rewrites the whole mirror from `e`.
+    pub(crate) fn refresh(&mut self, e: &Contents) {
         self.capacity = match (e.rules().has_slot_limit(), e.rules().has_budget()) {
             (true, true) => format!(
                 "{} slots, {} size",

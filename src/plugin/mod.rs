@@ -63,6 +63,7 @@ mod asset;
 mod commands;
 mod components;
 mod containers;
+mod frame;
 mod messages;
 #[cfg(feature = "scene")]
 pub mod scene;
@@ -81,6 +82,7 @@ pub use components::{
     OverflowStore,
 };
 pub use containers::{Containers, LoadError, NotAnswered};
+pub use frame::{ContainerFrameStats, ContainerParallelism};
 pub use messages::*;
 pub use settle::PickupPlacement;
 pub use state::ContentsState;
@@ -130,6 +132,9 @@ impl Plugin for ContainerPlugin {
             .init_asset_loader::<AdoptionLoader>()
             .init_resource::<ContainerTuning>()
             .init_resource::<PickupPlacement>()
+            .init_resource::<ContainerParallelism>()
+            .init_resource::<frame::FrameScratch>()
+            .init_resource::<ContainerFrameStats>()
             .init_resource::<systems::CompiledRules>()
             .init_resource::<systems::LoadedSaves>()
             .init_resource::<watch::OutcomeKeys>()

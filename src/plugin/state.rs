@@ -28,7 +28,7 @@ use crate::save::{AdoptionId, SavedContents};
 #[reflect(opaque)]
 #[reflect(Debug, Default, Serialize, Deserialize)]
 pub struct ContentsState {
-    pub(crate) engine: Option<Contents>,
+    pub(crate) engine: Option<Box<Contents>>,
     pub(crate) adoption: Option<AdoptionId>,
     pub(crate) pending: Option<SavedContents>,
 }

@@ -15,6 +15,7 @@ use super::ContainerTuning;
 use super::asset::AdoptionAsset;
 use super::components::{Container, ContainerContents, ContainerSlotRules, DespawnPolicy};
 use super::containers::Containers;
+use super::frame::{ContainerFrameStats, ContainerParallelism, FrameScratch, answer_frame};
 use super::messages::*;
 use super::settle::{PickupPlacement, spawn_pickup};
 use super::watch::{Kind, Watched};
@@ -162,7 +163,7 @@ pub(crate) fn attach_engines(
             },
         };
         contents.state.pending = None;
-        contents.state.engine = Some(engine);
+        contents.state.engine = Some(Box::new(engine));
         contents.state.adoption = Some(asset.id.clone());
         contents.refresh();
         reported.remove(&entity);
@@ -319,10 +320,17 @@ pub(crate) fn apply_slot_rules_changes(
 
 /// Answers the request messages in the order they were written, whatever
 /// their kind (spec section 13).
-pub(crate) fn handle_requests(mut requests: MessageReader<ContainerRequest>, mut ops: Containers) {
-    for r in requests.read() {
-        ops.answer(r);
-    }
+/// Requests to independent containers have their engine work spread over
+/// threads by [`ContainerParallelism`]; the outcomes are the same.
+pub(crate) fn handle_requests(
+    mut requests: MessageReader<ContainerRequest>,
+    mut ops: Containers,
+    parallelism: Res<ContainerParallelism>,
+    mut scratch: ResMut<FrameScratch>,
+    mut stats: ResMut<ContainerFrameStats>,
+) {
+    let frame: Vec<&ContainerRequest> = requests.read().collect();
+    *stats = answer_frame(&frame, &mut ops, *parallelism, &mut scratch);
 }
 
 /// What the despawn observer reads of a container.
