@@ -253,7 +253,11 @@ impl Contents {
         if moved < src.available && target.all_or_nothing() {
             return refuse(Reason::DoesNotFit);
         }
-        let taken = self.take_inner(item.as_str(), moved, req.from_slot);
+        // from a named slot the type's number is known: no lookup by name
+        let taken = match req.from_slot.and_then(|s| self.take_slot(s, moved)) {
+            Some(t) => t,
+            None => self.take_inner(item.as_str(), moved, req.from_slot),
+        };
         debug_assert_eq!(taken.taken, moved, "the source gives what was planned");
         let landed = target.land(&item, &terms, moved, req.to_slot, plan);
         Transferred {

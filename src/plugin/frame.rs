@@ -39,11 +39,13 @@ use super::messages::ContainerRequest;
 /// ```
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ContainerParallelism {
-    /// One request after another, on the system's thread.
+    /// One request after another, on the system's thread (the default:
+    /// on two cores the threads' gain is small, see the README's
+    /// performance figures).
+    #[default]
     Serial,
     /// The engine work of independent containers on Bevy's
-    /// `ComputeTaskPool` (the default; `TaskPoolPlugin` sizes it).
-    #[default]
+    /// `ComputeTaskPool` (`TaskPoolPlugin` sizes it).
     TaskPool,
     /// The engine work of independent containers on this many threads of
     /// the plugin's own, made when first needed.
