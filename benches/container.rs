@@ -127,6 +127,42 @@ fn ecs_frame(c: &mut Criterion) {
     g.finish();
 }
 
+/// A frame of 100,000 requests over 10,000 independent backpacks, answered
+/// serially and with two and three threads (`ContainerParallelism`).
+fn parallel_frame(c: &mut Criterion) {
+    use bevy_container::plugin::ContainerParallelism;
+    use std::num::NonZeroUsize;
+    let mut g = c.benchmark_group("10k-backpacks-100k-requests-one-frame");
+    g.sample_size(10);
+    let modes = [
+        ("serial", ContainerParallelism::Serial),
+        (
+            "2-threads",
+            ContainerParallelism::Threads(NonZeroUsize::new(2).unwrap()),
+        ),
+        (
+            "3-threads",
+            ContainerParallelism::Threads(NonZeroUsize::new(3).unwrap()),
+        ),
+    ];
+    for (name, mode) in modes {
+        let (mut app, bags) = backpack_app_with(10_000, mode);
+        g.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    write_rounds(&mut app, &bags, 5);
+                    let t = Instant::now();
+                    app.update();
+                    total += t.elapsed();
+                }
+                total
+            })
+        });
+    }
+    g.finish();
+}
+
 fn drags(c: &mut Criterion) {
     let (chest, bag, drags) = drag_day(1_000);
     let mut g = c.benchmark_group("1k-drags-chest-and-backpack");
@@ -168,6 +204,7 @@ criterion_group!(
     day_10k,
     forced_removal_10k,
     ecs_frame,
+    parallel_frame,
     drags,
     load_seed
 );
