@@ -33,6 +33,8 @@ pub mod save;
 pub mod scenario;
 #[cfg(feature = "audit")]
 mod splitmix;
+#[cfg(feature = "ui")]
+pub mod ui;
 
 /// The types most games need.
 pub mod prelude {

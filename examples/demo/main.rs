@@ -5,6 +5,7 @@
 //! cargo run --example demo                       # a window; play with the keys shown
 //! cargo run --example demo -- --headless         # the scripted day, printed, no window
 //! cargo run --example demo -- --script --screenshot demo.png   # scripted, then a screenshot
+//! cargo run --example demo -- --inspector        # with the world inspector and the backpack's panel
 //! ```
 //!
 //! In the window: arrows walk, E picks up the nearest item, 1-9 choose a
@@ -13,6 +14,7 @@
 //! `assets/backpack.adoption.json` while it runs reloads it.
 
 mod day;
+mod inspector;
 mod view;
 
 use bevy::prelude::*;
@@ -22,6 +24,7 @@ use day::*;
 
 struct Args {
     headless: bool,
+    inspector: bool,
     script: bool,
     screenshot: Option<String>,
 }
@@ -34,6 +37,7 @@ fn args() -> Args {
         .and_then(|i| all.get(i + 1).cloned());
     Args {
         headless: all.iter().any(|a| a == "--headless"),
+        inspector: all.iter().any(|a| a == "--inspector"),
         script: all.iter().any(|a| a == "--script") || screenshot.is_some(),
         screenshot,
     }
@@ -72,6 +76,9 @@ fn main() -> AppExit {
             screenshot: args.screenshot,
         },
     ));
+    if args.inspector {
+        app.add_plugins(inspector::InspectorPlugin);
+    }
     app.run()
 }
 
