@@ -300,6 +300,20 @@ fn main() {
         );
     }
 
+    // ui-bank-vs-backpack
+    if want("ui-bank-vs-backpack") {
+        let (bank_ui, backpack_ui) = ui_frames();
+        println!("time ui-frame-bank {:.1} us", bank_ui.as_secs_f64() * 1e6);
+        println!(
+            "time ui-frame-backpack {:.1} us",
+            backpack_ui.as_secs_f64() * 1e6
+        );
+        println!(
+            "ratio ui-bank-vs-backpack {:.3}",
+            bank_ui.as_secs_f64() / backpack_ui.as_secs_f64()
+        );
+    }
+
     // load-vs-parse
     if want("load-vs-parse") {
         let (load, parse) = race(
@@ -383,5 +397,26 @@ fn parallel_frame() -> (Duration, Duration) {
         5,
         || frame(&mut serial, &bags_s),
         || frame(&mut parallel, &bags_p),
+    )
+}
+
+/// A frame with the 10,000-slot bank's grid open (full, scrolled to its top)
+/// against one with the 12-slot backpack's, a stack changing in each.
+fn ui_frames() -> (Duration, Duration) {
+    let names: Vec<(String, u32)> = (0..1000)
+        .map(|i| (format!("item-{i}"), 1 + (i % 50) as u32))
+        .collect();
+    // every slot of the bank holds a stack
+    let fill: Vec<(String, u32)> = (0..10_000).map(|i| names[i % 1000].clone()).collect();
+    let (mut bank, vault) = grid_app(bank_adoption(1000, 10_000), &fill, 10);
+    let (mut pack, bag) = grid_app(seed_adoption(), &[("berries".into(), 10)], 4);
+    for _ in 0..3 {
+        grid_frame(&mut bank, vault, "item-0");
+        grid_frame(&mut pack, bag, "berries");
+    }
+    race(
+        20,
+        || grid_frame(&mut bank, vault, "item-0"),
+        || grid_frame(&mut pack, bag, "berries"),
     )
 }

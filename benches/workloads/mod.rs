@@ -162,6 +162,19 @@ pub fn day(types: usize, ops: usize, seed: u64, max: u64, takes: Takes) -> Vec<O
 }
 
 pub fn bank_rules(types: usize, slots: u32) -> (Rules, Vec<(String, u32)>) {
+    let a = bank_adoption(types, slots);
+    let rules = Rules::compile(&a, &Tuning::default()).unwrap();
+    let limits = rules
+        .rows
+        .iter()
+        .map(|r| (r.id.clone(), r.stack_limit))
+        .collect();
+    (rules, limits)
+}
+
+/// A bank of `slots` slots and `types` types (`item-0`, ...), stack limits
+/// 1 to 50.
+pub fn bank_adoption(types: usize, slots: u32) -> adoption::Adoption {
     let rows: Vec<serde_json::Value> = (0..types)
         .map(|i| {
             json!({"id": format!("item-{i}"), "stack-limit": 1 + (i % 50) as u32,
@@ -177,14 +190,13 @@ pub fn bank_rules(types: usize, slots: u32) -> (Rules, Vec<(String, u32)>) {
         "rows": {"items": rows},
     });
     let (report, a) = adoption::validate(&value, Context::default());
-    let a = a.unwrap_or_else(|| panic!("{report}"));
-    let rules = Rules::compile(&a, &Tuning::default()).unwrap();
-    let limits = rules
-        .rows
-        .iter()
-        .map(|r| (r.id.clone(), r.stack_limit))
-        .collect();
-    (rules, limits)
+    a.unwrap_or_else(|| panic!("{report}"))
+}
+
+/// The seed backpack's adoption.
+pub fn seed_adoption() -> adoption::Adoption {
+    let bytes = std::fs::read("assets/backpack.adoption.json").expect("run from the crate root");
+    adoption::read(&bytes, Format::Json, Context::default()).unwrap()
 }
 
 pub fn seed_rules() -> (Rules, Vec<u8>) {
@@ -379,4 +391,85 @@ pub fn play_take_deliver(chest: &mut Contents, bag: &mut Contents, drags: &[(boo
             black_box(t);
         }
     }
+}
+
+/// A headless app with Bevy's UI layout and the container grid, and one
+/// container of `rules` shown in a grid of `columns` columns (the camera
+/// renders to no target, with its size filled in as a window would).
+pub fn grid_app(
+    adoption: adoption::Adoption,
+    prefill: &[(String, u32)],
+    columns: u16,
+) -> (App, Entity) {
+    use bevy::camera::{CameraPlugin, ComputedCameraValues, RenderTarget, RenderTargetInfo};
+    use bevy::ui::IsDefaultUiCamera;
+    use bevy_container::ui::{ContainerGrid, ContainerUiPlugin};
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin::default(),
+        ContainerPlugin::default(),
+        TransformPlugin,
+        ImagePlugin::default(),
+        bevy::image::TextureAtlasPlugin,
+        bevy::mesh::MeshPlugin,
+        CameraPlugin,
+        bevy::text::TextPlugin,
+        bevy::ui::UiPlugin,
+        bevy::picking::PickingPlugin,
+        bevy::picking::InteractionPlugin,
+    ))
+    .add_plugins(ContainerUiPlugin)
+    .init_resource::<ButtonInput<KeyCode>>()
+    .init_resource::<ButtonInput<MouseButton>>()
+    .init_resource::<bevy::input::touch::Touches>();
+    let size = UVec2::new(1280, 720);
+    let camera = Camera {
+        computed: ComputedCameraValues {
+            target_info: Some(RenderTargetInfo {
+                physical_size: size,
+                scale_factor: 1.0,
+            }),
+            ..default()
+        },
+        ..default()
+    };
+    app.world_mut().spawn((
+        Camera2d,
+        camera,
+        RenderTarget::None { size },
+        IsDefaultUiCamera,
+    ));
+    let handle = app
+        .world_mut()
+        .resource_mut::<Assets<AdoptionAsset>>()
+        .add(AdoptionAsset::new(adoption));
+    let container = app.world_mut().spawn(Container::new(handle)).id();
+    app.update();
+    for (item, amount) in prefill {
+        app.world_mut()
+            .write_message(ContainerRequest::from(Deliver::new(
+                container,
+                item.as_str(),
+                *amount,
+            )));
+    }
+    app.world_mut()
+        .spawn((ContainerGrid::new(container, columns), Node::default()));
+    app.update();
+    app.update();
+    (app, container)
+}
+
+/// One frame of a player at a grid: one item of `item` in, then one out of
+/// slot 0, so the contents stay as they were; returns the frame's time.
+pub fn grid_frame(app: &mut App, container: Entity, item: &str) -> std::time::Duration {
+    let world = app.world_mut();
+    world.write_message(ContainerRequest::from(Deliver::new(container, item, 1)));
+    world.write_message(ContainerRequest::from(
+        Take::new(container, item, 1).from_slot(0),
+    ));
+    let t = std::time::Instant::now();
+    app.update();
+    t.elapsed()
 }

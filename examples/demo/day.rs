@@ -42,6 +42,18 @@ pub struct Backpack;
 #[derive(Component)]
 pub struct Stash;
 
+/// The chest by the path: the seed backpack's rules, stocked at dawn with
+/// [`CHEST_STOCK`]. The day never touches it; the window's grids do.
+#[derive(Component)]
+pub struct Chest;
+
+/// What the chest holds at dawn: item, amount. Its deliveries are not
+/// logged (see [`write_log`]), so the day reads the same with it.
+pub const CHEST_STOCK: [(&str, u32); 3] = [("axe", 1), ("letter", 1), ("flint", 3)];
+
+/// Where the chest stands, in pixels.
+pub const CHEST_AT: Vec2 = Vec2::new(-40.0, -110.0);
+
 /// One step of the scripted day.
 #[derive(Clone, Copy, Debug)]
 pub enum Step {
@@ -187,7 +199,9 @@ impl Plugin for DayPlugin {
     }
 }
 
-fn setup_day(
+/// Spawns the player, the backpack, the stash and the chest (each stocked by
+/// requests) and the day's pickups.
+pub fn setup_day(
     mut commands: Commands,
     adoptions: Res<DemoAdoptions>,
     mut pickups: ResMut<DayPickups>,
@@ -215,6 +229,7 @@ fn setup_day(
     for item in ["ore", "ore", "gem"] {
         requests.write(Deliver::new(stash, item, 12).into());
     }
+    spawn_chest(&mut commands, &adoptions, &mut requests);
     pickups.0 = PICKUPS
         .iter()
         .map(|(item, amount, at)| {
@@ -230,6 +245,26 @@ fn setup_day(
                 .id()
         })
         .collect();
+}
+
+/// Spawns the chest with the seed backpack's rules and writes its stock's
+/// deliveries (after the stash's, so the logged lines keep their order).
+fn spawn_chest(
+    commands: &mut Commands,
+    adoptions: &DemoAdoptions,
+    requests: &mut MessageWriter<ContainerRequest>,
+) {
+    let chest = commands
+        .spawn((
+            Chest,
+            Name::new("chest"),
+            Container::new(adoptions.backpack.clone()),
+            Transform::from_translation(CHEST_AT.extend(0.0)),
+        ))
+        .id();
+    for (item, amount) in CHEST_STOCK {
+        requests.write(Deliver::new(chest, item, amount).into());
+    }
 }
 
 fn follow_player(
@@ -343,11 +378,14 @@ impl Acts<'_> {
     }
 }
 
-/// Turns outcome messages into log lines.
+/// Turns outcome messages into log lines. The chest's stock (deliveries to
+/// a [`Chest`] from no sender) is not told: the day's log is the player's.
+#[allow(clippy::too_many_arguments)]
 pub fn write_log(
     mut log: ResMut<DemoLog>,
     script: Res<Script>,
     names: Query<&Name>,
+    chests: Query<(), With<Chest>>,
     mut delivered: MessageReader<ItemsDelivered>,
     mut taken: MessageReader<ItemsTaken>,
     mut forced: MessageReader<ItemsForcedOut>,
@@ -360,6 +398,9 @@ pub fn write_log(
     };
     let echo = script.echo;
     for d in delivered.read() {
+        if d.sender.is_none() && chests.contains(d.container) {
+            continue;
+        }
         let line = format!("{}: {}", name(d.container), d.outcome);
         log.push(line, echo);
     }
