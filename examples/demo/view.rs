@@ -465,10 +465,8 @@ fn take_screenshot(
     }
     *after_done += 1;
     match *after_done {
-        HOVER_AT => {
-            if !hover.hover() {
-                eprintln!("the backpack's first cell was not found: the screenshot has no tooltip");
-            }
+        HOVER_AT if !hover.hover() => {
+            eprintln!("the backpack's first cell was not found: the screenshot has no tooltip");
         }
         SHOOT_AT => shoot(&mut commands, path.clone()),
         GIVE_UP_AT => {
