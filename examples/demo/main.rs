@@ -81,30 +81,20 @@ fn main() -> AppExit {
 }
 
 /// Whether a window can be opened: on the systems where winit reaches the
-/// screen through X11 or Wayland, whether either names a display.
-#[cfg(any(
-    target_os = "linux",
-    target_os = "freebsd",
-    target_os = "dragonfly",
-    target_os = "netbsd",
-    target_os = "openbsd"
-))]
+/// screen through X11 or Wayland, whether either names a display; elsewhere
+/// there is always a screen.
 fn have_display() -> bool {
-    ["DISPLAY", "WAYLAND_DISPLAY"]
-        .iter()
-        .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
-}
-
-/// Whether a window can be opened: elsewhere there is always a screen.
-#[cfg(not(any(
-    target_os = "linux",
-    target_os = "freebsd",
-    target_os = "dragonfly",
-    target_os = "netbsd",
-    target_os = "openbsd"
-)))]
-fn have_display() -> bool {
-    true
+    let x11_or_wayland = cfg!(any(
+        target_os = "linux",
+        target_os = "freebsd",
+        target_os = "dragonfly",
+        target_os = "netbsd",
+        target_os = "openbsd"
+    ));
+    !x11_or_wayland
+        || ["DISPLAY", "WAYLAND_DISPLAY"]
+            .iter()
+            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
 }
 
 /// The day in a window, with the grids, the log and the keys.

@@ -73,11 +73,7 @@ impl AssetLoader for AdoptionLoader {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).await?;
         let path = ctx.path().to_string();
-        let format = if path.ends_with(".ron") {
-            Format::Ron
-        } else {
-            Format::Json
-        };
+        let format = Format::of_path(ctx.path().path());
         let (report, adoption) = adoption::check(&bytes, format, Context::default());
         match adoption {
             Some(adoption) => Ok(AdoptionAsset {

@@ -47,8 +47,10 @@ pub enum ContainerParallelism {
     /// The engine work of independent containers on Bevy's
     /// `ComputeTaskPool` (`TaskPoolPlugin` sizes it).
     TaskPool,
-    /// The engine work of independent containers on this many threads of
-    /// the plugin's own, made when first needed.
+    /// This many threads in all: the system's own, which goes through the
+    /// frame in order, and `n - 1` workers of the plugin's own pool (made
+    /// when first needed) for the engine work of independent containers.
+    /// `Threads(1)` is serial.
     Threads(NonZeroUsize),
 }
 

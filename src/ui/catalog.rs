@@ -380,11 +380,7 @@ impl AssetLoader for ItemCatalogLoader {
         let mut bytes = Vec::new();
         reader.read_to_end(&mut bytes).await?;
         let path = ctx.path().to_string();
-        let format = if path.ends_with(".ron") {
-            Format::Ron
-        } else {
-            Format::Json
-        };
+        let format = Format::of_path(ctx.path().path());
         let (mut report, catalog, icons) = check(&bytes, format);
         for (at, icon) in &icons {
             if let Some(problem) = missing_icon(ctx, icon).await {
