@@ -521,7 +521,8 @@ fn replace_amount(text: &str, quoted: bool, with: &str) -> String {
 
 #[test]
 fn bad_scene_data_loads_nothing() {
-    let (mut a, _, _, _) = saved_backpack(&[("berries", 25), ("letter", 1)]);
+    let (mut a, bag, _, _) = saved_backpack(&[("berries", 25), ("letter", 1)]);
+    let named = format!("entity {} (as saved)", bag.to_bits());
     a.world_mut().spawn(LoosePickup {
         item: "axe".into(),
         amount: 1,
@@ -543,7 +544,9 @@ fn bad_scene_data_loads_nothing() {
         assert_ne!(edited, text);
         match refused_load(&edited) {
             SceneError::Read(m) => assert!(
-                m.contains("ContainerContents.state") && m.contains("/slots/0/amount"),
+                m.contains(&named)
+                    && m.contains("ContainerContents.state")
+                    && m.contains("/slots/0/amount"),
                 "amount {bad}: {m}"
             ),
             other => panic!("amount {bad}: {other:?}"),
@@ -551,7 +554,7 @@ fn bad_scene_data_loads_nothing() {
     }
     // (c) a string where a number is: in a saved stack, and in a pickup
     match refused_load(&replace_amount(&text, true, "\"twenty\"")) {
-        SceneError::Read(m) => assert!(m.contains("/slots/0/amount"), "{m}"),
+        SceneError::Read(m) => assert!(m.contains(&named) && m.contains("/slots/0/amount"), "{m}"),
         other => panic!("{other:?}"),
     }
     let err = refused_load(&replace_amount(&text, false, "\"one\""));
@@ -584,4 +587,103 @@ fn an_adoption_that_cannot_be_found_keeps_the_save_pending() {
     assert!(c.is_ready());
     assert!(c.state().pending().is_none());
     assert_eq!(view(&b, nb), view(&a, bag));
+}
+
+/// Reads `text` (a saved world) and writes it into `app`'s world with the
+/// saved bag mapped onto `onto`, an entity that already exists there.
+fn write_onto(app: &mut App, text: &str, saved_bag: Entity, onto: Entity) {
+    app.register_type::<Transform>().register_type::<Name>();
+    let world = app.world_mut();
+    let registry = world.resource::<AppTypeRegistry>().clone();
+    let mut server = world.resource::<AssetServer>().clone();
+    let saved = {
+        let registry = registry.read();
+        let mut de = ron::Deserializer::from_str(text).expect("RON");
+        WorldDeserializer {
+            type_registry: &registry,
+            load_from_path: &mut server,
+        }
+        .deserialize(&mut de)
+        .expect("the saved world reads")
+    };
+    let mut map = EntityHashMap::default();
+    map.insert(saved_bag, onto);
+    saved
+        .write_to_world(world, &mut map)
+        .expect("written to the world");
+}
+
+/// Every `ContainerSaveSetAside` message seen.
+#[derive(Resource, Default)]
+struct SetAside(Vec<ContainerSaveSetAside>);
+
+fn collect_set_aside(mut r: MessageReader<ContainerSaveSetAside>, mut out: ResMut<SetAside>) {
+    out.0.extend(r.read().cloned());
+}
+
+#[test]
+fn a_scene_written_onto_a_container_holding_items_never_replaces_them() {
+    let (_, saved_bag, original, text) = saved_backpack(&[("berries", 25), ("letter", 1)]);
+
+    let mut b = game(&[(BAG, seed())]);
+    b.init_resource::<SetAside>()
+        .add_systems(Last, collect_set_aside);
+    let full = b.world_mut().spawn(Container::new(handle(BAG))).id();
+    let empty = b.world_mut().spawn(Container::new(handle(BAG))).id();
+    b.update();
+    send(&mut b, Deliver::new(full, "flint", 2));
+    let before = view(&b, full);
+
+    write_onto(&mut b, &text, saved_bag, full);
+    b.update();
+    b.update();
+    assert_eq!(view(&b, full), before, "the items it held stay");
+    assert_eq!(contents(&b, full).count("berries"), 0);
+    let set_aside = &b.world().resource::<SetAside>().0;
+    assert_eq!(set_aside.len(), 1, "reported once: {set_aside:?}");
+    assert_eq!(set_aside[0].container, full);
+    assert_eq!(set_aside[0].save, original, "the save, handed over whole");
+    assert!(contents(&b, full).state().set_aside().is_none());
+    assert!(ground(&mut b).is_empty());
+
+    // onto a container holding nothing, the save loads
+    write_onto(&mut b, &text, saved_bag, empty);
+    b.update();
+    assert_eq!(contents(&b, empty).count("berries"), 25);
+    assert_eq!(contents(&b, empty).count("letter"), 1);
+    assert_eq!(b.world().resource::<SetAside>().0.len(), 1);
+
+    // the same save again onto the container now holding it changes nothing
+    write_onto(&mut b, &text, saved_bag, empty);
+    b.update();
+    assert_eq!(contents(&b, empty).count("berries"), 25);
+    assert_eq!(b.world().resource::<SetAside>().0.len(), 1);
+}
+
+#[test]
+fn an_edit_of_the_mirror_from_outside_is_undone() {
+    use bevy::reflect::GetPath;
+    let mut app = game(&[(BAG, seed())]);
+    let bag = app.world_mut().spawn(Container::new(handle(BAG))).id();
+    app.update();
+    send(&mut app, Deliver::new(bag, "berries", 20));
+    assert_eq!(contents(&app, bag).slots()[0], Some(("berries".into(), 20)));
+
+    // what an inspector does: write a field through reflection
+    {
+        let mut c = app
+            .world_mut()
+            .get_mut::<ContainerContents>(bag)
+            .expect("a container");
+        *c.path_mut::<u32>("mirror.slots[0].0.1")
+            .expect("the mirror's first amount") = 99;
+        *c.path_mut::<String>("mirror.capacity")
+            .expect("the capacity") = "1000 slots".into();
+    }
+    assert_eq!(contents(&app, bag).slots()[0], Some(("berries".into(), 99)));
+    app.update();
+    let c = contents(&app, bag);
+    assert_eq!(c.slots()[0], Some(("berries".into(), 20)), "undone");
+    assert_eq!(c.capacity(), "12 slots");
+    assert_eq!(c.count("berries"), 20, "the engine never saw it");
 }

@@ -50,8 +50,10 @@ impl Container {
 /// `DynamicWorld` (or any reflection-based save) keeps the contents as a
 /// [`super::ContentsState`], and loaded into a fresh app they come back
 /// once the adoption is loaded. An inspector shows the mirror, the
-/// capacity and the size used; editing them changes nothing (the next
-/// change of the contents rewrites them).
+/// capacity and the size used; editing them changes nothing: the plugin
+/// rewrites a mirror edited outside it at the head of its next run, with a
+/// warning. A scene written onto a container that holds items never
+/// replaces them ([`super::ContainerSaveSetAside`]).
 #[derive(Component, Reflect, Debug, Clone, Default)]
 #[reflect(Component, Default)]
 pub struct ContainerContents {
@@ -64,7 +66,7 @@ pub struct ContainerContents {
 
 /// What an inspector shows of a container: written from the engine after
 /// every change, never read back.
-#[derive(Reflect, Debug, Clone, Default)]
+#[derive(Reflect, Debug, Clone, Default, PartialEq)]
 pub(crate) struct Mirror {
     /// One entry per slot: `None` for empty, or the type and amount. For a
     /// slotless container, one entry per type held.
@@ -149,6 +151,16 @@ impl ContainerContents {
     pub(crate) fn parts(&mut self) -> Option<(&mut Mirror, &Contents)> {
         let e = self.state.engine.as_deref()?;
         Some((&mut self.mirror, e))
+    }
+
+    /// Whether the mirror differs from what the engine would write (an
+    /// edit from outside the plugin).
+    pub(crate) fn mirror_is_stale(&self) -> bool {
+        let mut fresh = Mirror::default();
+        if let Some(e) = self.state.engine.as_deref() {
+            fresh.refresh(e);
+        }
+        fresh != self.mirror
     }
 
     pub(crate) fn refresh(&mut self) {

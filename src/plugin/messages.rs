@@ -511,6 +511,20 @@ pub struct ContainerSaveRefused {
     pub error: crate::contents::LoadRefused,
 }
 
+/// A save was applied by reflection onto a container that already held
+/// items (a scene written onto a live entity rather than spawned): the
+/// items stayed, and the save was not applied. It is handed over here, so
+/// the game can load it somewhere else or tell the player; nothing of it
+/// is in the world.
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
+pub struct ContainerSaveSetAside {
+    /// The container that kept its items.
+    #[event_target]
+    pub container: Entity,
+    /// The save that was not applied.
+    pub save: crate::save::SavedContents,
+}
+
 /// A container was despawned holding items under [`super::DespawnPolicy::Spill`]:
 /// they became loose pickups. Written as a message (the entity is gone, so
 /// there is no entity event).
@@ -565,6 +579,7 @@ pub(crate) fn register(app: &mut App) {
         .add_message::<ContainerRearranged>()
         .add_message::<ContainerReady>()
         .add_message::<ContainerSaveRefused>()
+        .add_message::<ContainerSaveSetAside>()
         .add_message::<ContainerSpilled>()
         .add_message::<ContainerLeftWorld>()
         .add_message::<RequestUnanswered>()

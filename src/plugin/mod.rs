@@ -64,6 +64,7 @@ mod commands;
 mod components;
 mod containers;
 mod frame;
+mod guard;
 mod messages;
 #[cfg(feature = "scene")]
 pub mod scene;
@@ -139,6 +140,7 @@ impl Plugin for ContainerPlugin {
             .init_resource::<systems::LoadedSaves>()
             .init_resource::<watch::OutcomeKeys>()
             .init_resource::<watch::Watched>()
+            .init_resource::<guard::PluginWrites>()
             .register_asset_reflect::<AdoptionAsset>()
             .register_type::<Container>()
             .register_type::<ContainerContents>()
@@ -156,6 +158,7 @@ impl Plugin for ContainerPlugin {
                 self.schedule,
                 (
                     watch::watch_observers,
+                    guard::undo_foreign_edits,
                     systems::forget_stale_rules,
                     systems::attach_engines,
                     systems::settle_loaded_saves,
@@ -168,7 +171,11 @@ impl Plugin for ContainerPlugin {
             )
             .add_systems(
                 self.schedule,
-                (watch::watch_observers, systems::handle_requests)
+                (
+                    watch::watch_observers,
+                    systems::handle_requests,
+                    guard::note_written,
+                )
                     .chain()
                     .in_set(ContainerSystems::Requests),
             )

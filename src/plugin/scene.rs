@@ -176,5 +176,25 @@ fn read(world: &mut World, text: &str) -> Result<DynamicWorld, SceneError> {
         load_from_path: &mut server,
     }
     .deserialize(&mut de)
-    .map_err(|e| SceneError::Read(de.span_error(e).to_string()))
+    .map_err(|e| {
+        let e = de.span_error(e);
+        match saved_entity_at(text, e.span.start.line) {
+            Some(entity) => SceneError::Read(format!("entity {entity} (as saved): {e}")),
+            None => SceneError::Read(e.to_string()),
+        }
+    })
+}
+
+/// The saved entity whose entry encloses line `line` (counted from 1) of a
+/// `DynamicWorld` in RON: the last `<id>: (` line at or before it.
+fn saved_entity_at(text: &str, line: usize) -> Option<&str> {
+    text.lines()
+        .take(line)
+        .filter_map(|l| {
+            let (id, rest) = l.trim().split_once(':')?;
+            let is_entry =
+                !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()) && rest.trim() == "(";
+            is_entry.then_some(id)
+        })
+        .last()
 }

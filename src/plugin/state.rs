@@ -3,7 +3,15 @@
 //! path and hash), so a world saved the Bevy way (`DynamicWorld`, or any
 //! reflection-based save) keeps every container's contents.
 
+use std::any::Any;
+
 use bevy::prelude::*;
+use bevy::reflect::utility::NonGenericTypeInfoCell;
+use bevy::reflect::{
+    ApplyError, FromReflect, FromType, GetTypeRegistration, OpaqueInfo, PartialReflect,
+    ReflectCloneError, ReflectFromPtr, ReflectFromReflect, ReflectKind, ReflectMut, ReflectOwned,
+    ReflectRef, TypeInfo, TypePath, TypeRegistration,
+};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -22,15 +30,31 @@ use crate::save::{AdoptionId, SavedContents};
 /// forced out with cause `loaded`; a refused migration keeps the save
 /// attached and reports [`super::ContainerSaveRefused`]).
 ///
+/// Applied by reflection onto a container that already holds items (a
+/// scene written onto a live entity), a different save never replaces
+/// them: the items stay, and the save is set aside and handed out with
+/// [`super::ContainerSaveSetAside`].
+///
 /// Bad data fails the whole read with the path inside the save and the
 /// fix, so nothing half-loads.
-#[derive(Clone, Debug, Default, Reflect)]
-#[reflect(opaque)]
-#[reflect(Debug, Default, Serialize, Deserialize)]
+///
+/// ```
+/// use bevy::reflect::PartialReflect;
+/// use bevy_container::plugin::ContentsState;
+///
+/// // a state with nothing in it takes whatever is applied to it
+/// let mut state = ContentsState::default();
+/// state.apply(&ContentsState::default());
+/// assert!(state.saved().is_none() && state.set_aside().is_none());
+/// ```
+#[derive(Clone, Debug, Default, TypePath)]
 pub struct ContentsState {
     pub(crate) engine: Option<Box<Contents>>,
     pub(crate) adoption: Option<AdoptionId>,
     pub(crate) pending: Option<SavedContents>,
+    /// A save applied onto this state while it held items: not applied,
+    /// waiting to be reported.
+    pub(crate) set_aside: Option<SavedContents>,
 }
 
 impl ContentsState {
@@ -48,6 +72,163 @@ impl ContentsState {
     /// The save waiting for the rules to attach, if any.
     pub fn pending(&self) -> Option<&SavedContents> {
         self.pending.as_ref()
+    }
+
+    /// A save applied onto this state while it held items, not yet
+    /// reported (the plugin reports it with
+    /// [`super::ContainerSaveSetAside`] in its next run).
+    pub fn set_aside(&self) -> Option<&SavedContents> {
+        self.set_aside.as_ref()
+    }
+
+    /// Whether there are items here that an applied save would replace:
+    /// an attached engine holding any, or a save waiting to load.
+    fn holds_items(&self) -> bool {
+        self.pending.is_some() || self.engine.as_deref().is_some_and(|e| !e.is_empty())
+    }
+
+    /// Takes `other` in, unless that would replace items this state holds
+    /// with different ones: then `other`'s save is set aside instead.
+    fn take_in(&mut self, other: &ContentsState) {
+        if !self.holds_items() {
+            *self = other.clone();
+            return;
+        }
+        let incoming = other.saved();
+        if incoming.is_none() || incoming == self.saved() {
+            return;
+        }
+        self.set_aside = incoming;
+    }
+}
+
+// Reflection is written by hand (it is what `#[reflect(opaque)]` derives)
+// for one difference: applying a value goes through `take_in`, so a scene
+// written onto a live container never drops the items it holds.
+
+impl bevy::reflect::Typed for ContentsState {
+    fn type_info() -> &'static TypeInfo {
+        static CELL: NonGenericTypeInfoCell = NonGenericTypeInfoCell::new();
+        CELL.get_or_set(|| TypeInfo::Opaque(OpaqueInfo::new::<Self>()))
+    }
+}
+
+impl GetTypeRegistration for ContentsState {
+    fn get_type_registration() -> TypeRegistration {
+        let mut registration = TypeRegistration::of::<Self>();
+        registration.insert::<ReflectFromPtr>(FromType::<Self>::from_type());
+        registration.insert::<ReflectFromReflect>(FromType::<Self>::from_type());
+        registration.insert::<ReflectDefault>(FromType::<Self>::from_type());
+        registration.insert::<ReflectSerialize>(FromType::<Self>::from_type());
+        registration.insert::<ReflectDeserialize>(FromType::<Self>::from_type());
+        registration
+    }
+}
+
+impl PartialReflect for ContentsState {
+    fn get_represented_type_info(&self) -> Option<&'static TypeInfo> {
+        Some(<Self as bevy::reflect::Typed>::type_info())
+    }
+
+    fn into_partial_reflect(self: Box<Self>) -> Box<dyn PartialReflect> {
+        self
+    }
+
+    fn as_partial_reflect(&self) -> &dyn PartialReflect {
+        self
+    }
+
+    fn as_partial_reflect_mut(&mut self) -> &mut dyn PartialReflect {
+        self
+    }
+
+    fn try_into_reflect(self: Box<Self>) -> Result<Box<dyn Reflect>, Box<dyn PartialReflect>> {
+        Ok(self)
+    }
+
+    fn try_as_reflect(&self) -> Option<&dyn Reflect> {
+        Some(self)
+    }
+
+    fn try_as_reflect_mut(&mut self) -> Option<&mut dyn Reflect> {
+        Some(self)
+    }
+
+    fn try_apply(&mut self, value: &dyn PartialReflect) -> Result<(), ApplyError> {
+        let Some(other) = value.try_downcast_ref::<Self>() else {
+            return Err(ApplyError::MismatchedTypes {
+                from_type: value.reflect_type_path().into(),
+                to_type: Self::type_path().into(),
+            });
+        };
+        self.take_in(other);
+        Ok(())
+    }
+
+    fn reflect_kind(&self) -> ReflectKind {
+        ReflectKind::Opaque
+    }
+
+    fn reflect_ref(&self) -> ReflectRef<'_> {
+        ReflectRef::Opaque(self)
+    }
+
+    fn reflect_mut(&mut self) -> ReflectMut<'_> {
+        ReflectMut::Opaque(self)
+    }
+
+    fn reflect_owned(self: Box<Self>) -> ReflectOwned {
+        ReflectOwned::Opaque(self)
+    }
+
+    fn to_dynamic(&self) -> Box<dyn PartialReflect> {
+        Box::new(self.clone())
+    }
+
+    fn reflect_clone(&self) -> Result<Box<dyn Reflect>, ReflectCloneError> {
+        Ok(Box::new(self.clone()))
+    }
+
+    fn debug(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self, f)
+    }
+}
+
+impl Reflect for ContentsState {
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
+    fn into_reflect(self: Box<Self>) -> Box<dyn Reflect> {
+        self
+    }
+
+    fn as_reflect(&self) -> &dyn Reflect {
+        self
+    }
+
+    fn as_reflect_mut(&mut self) -> &mut dyn Reflect {
+        self
+    }
+
+    fn set(&mut self, value: Box<dyn Reflect>) -> Result<(), Box<dyn Reflect>> {
+        let other = value.take::<Self>()?;
+        self.take_in(&other);
+        Ok(())
+    }
+}
+
+impl FromReflect for ContentsState {
+    fn from_reflect(value: &dyn PartialReflect) -> Option<Self> {
+        value.try_downcast_ref::<Self>().cloned()
     }
 }
 
@@ -77,9 +258,8 @@ impl<'de> Deserialize<'de> for ContentsState {
             ))
         })?;
         Ok(ContentsState {
-            engine: None,
-            adoption: None,
             pending: Some(saved),
+            ..ContentsState::default()
         })
     }
 }
