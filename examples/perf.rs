@@ -314,6 +314,18 @@ fn main() {
         );
     }
 
+    // replication-bytes-one-slot-bank
+    #[cfg(feature = "replicon")]
+    if want("replication-bytes-one-slot-bank") {
+        let (bank, backpack) = replication_bytes();
+        println!("time replication-bytes-bank {bank:.0} B");
+        println!("time replication-bytes-backpack {backpack:.0} B");
+        println!(
+            "ratio replication-bytes-one-slot-bank {:.3}",
+            bank / backpack
+        );
+    }
+
     // load-vs-parse
     if want("load-vs-parse") {
         let (load, parse) = race(
@@ -419,4 +431,20 @@ fn ui_frames() -> (Duration, Duration) {
         || grid_frame(&mut bank, vault, "item-0"),
         || grid_frame(&mut pack, bag, "berries"),
     )
+}
+
+/// Bytes a client is sent when one slot changes: in a 10,000-slot bank with
+/// a stack in every slot, and in the 12-slot seed backpack.
+#[cfg(feature = "replicon")]
+fn replication_bytes() -> (f64, f64) {
+    // 9,999 full stacks and one empty slot: each delivery of one item-49
+    // (stack limit 50) lands in that slot, so one slot changes
+    let fill: Vec<(String, u32)> = (0..9_999)
+        .map(|i| (format!("item-{}", i % 1000), 1 + (i % 50) as u32))
+        .collect();
+    let (mut server, mut client, vault) = replicated_pair(bank_adoption(1000, 10_000), &fill);
+    let bank = bytes_per_change(&mut server, &mut client, vault, "item-49", 20);
+    let (mut server, mut client, bag) = replicated_pair(seed_adoption(), &[("berries".into(), 10)]);
+    let backpack = bytes_per_change(&mut server, &mut client, bag, "berries", 20);
+    (bank, backpack)
 }

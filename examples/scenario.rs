@@ -10,7 +10,11 @@
 //! (requests as messages, one `app.update()` per frame) and print the same
 //! lines; world scenarios (several containers) need `--ecs`. With
 //! `--ecs --through-scene` the whole world is saved as a `DynamicWorld` and
-//! read into a fresh app before every frame. Any other flag
+//! read into a fresh app before every frame. With `--ecs --replicon` a
+//! server app and a client app run in one process: the client sends every
+//! step a player could (deliveries are the server's), reads the outcome
+//! from the server's answer, and its replicated view must equal the
+//! server's after every frame. Any other flag
 //! is refused, so a mode that does not exist never runs as another.
 //!
 //! Exits 0 after printing every step; 2 with a message on stderr when the
@@ -25,14 +29,16 @@ use bevy_container::scenario::Scenario;
 fn main() -> ExitCode {
     let mut ecs = false;
     let mut through_scene = false;
+    let mut replicon = false;
     let mut file = None;
     for a in std::env::args().skip(1) {
         match a.as_str() {
             "--ecs" => ecs = true,
             "--through-scene" => through_scene = true,
+            "--replicon" => replicon = true,
             flag if flag.starts_with("--") => {
                 eprintln!(
-                    "scenario: unknown flag {flag}; the modes are the engine (no flag), --ecs, and --ecs --through-scene"
+                    "scenario: unknown flag {flag}; the modes are the engine (no flag), --ecs, --ecs --through-scene and --ecs --replicon"
                 );
                 return ExitCode::from(2);
             }
@@ -58,10 +64,15 @@ fn main() -> ExitCode {
         eprintln!("scenario: --through-scene needs --ecs (it saves the plugin's world)");
         return ExitCode::from(2);
     }
-    let lines = match (ecs, through_scene) {
-        (true, true) => scenario.run_through_scene(),
-        (true, false) => scenario.run_ecs(),
-        (false, _) => scenario.run(),
+    if replicon && (!ecs || through_scene) {
+        eprintln!("scenario: --replicon goes with --ecs alone (it runs the plugin on a server)");
+        return ExitCode::from(2);
+    }
+    let lines = match (ecs, through_scene, replicon) {
+        (true, _, true) => scenario.run_replicon(),
+        (true, true, false) => scenario.run_through_scene(),
+        (true, false, false) => scenario.run_ecs(),
+        (false, _, _) => scenario.run(),
     };
     let lines = match lines {
         Ok(l) => l,

@@ -24,6 +24,8 @@ pub mod decimal;
 mod hash;
 pub mod item;
 mod limits;
+#[cfg(feature = "replicon")]
+pub mod net;
 #[cfg(feature = "replay")]
 pub mod occurrences;
 pub mod plugin;

@@ -229,3 +229,12 @@ fn every_public_case_passes() {
     assert_eq!(n, 22, "the 22 public cases are here");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn every_case_passes_through_a_server_and_a_client() {
+    for (dir, n) in [(".", 22), ("moves", 3), ("frames", 2), ("world", 17)] {
+        let (got, failures) = check(dir, Scenario::run_replicon);
+        assert_eq!(got, n, "{dir}");
+        assert!(failures.is_empty(), "{dir}:\n{}", failures.join("\n"));
+    }
+}

@@ -473,3 +473,82 @@ pub fn grid_frame(app: &mut App, container: Entity, item: &str) -> std::time::Du
     app.update();
     t.elapsed()
 }
+
+/// A server app and a client app connected in one process (replicon's
+/// test connection), sharing the adoption `a`; a public container on the
+/// server holding `fill`, seen by the client.
+#[cfg(feature = "replicon")]
+pub fn replicated_pair(a: adoption::Adoption, fill: &[(String, u32)]) -> (App, App, Entity) {
+    use bevy::state::app::StatesPlugin;
+    use bevy_container::net::{ContainerAccess, ContainerNetPlugin};
+    use bevy_replicon::prelude::*;
+    use bevy_replicon::test_app::ServerTestAppExt;
+    let side = || {
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            StatesPlugin,
+            AssetPlugin::default(),
+            RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
+            ContainerPlugin::default(),
+            ContainerNetPlugin,
+        ));
+        app.finish();
+        app.cleanup();
+        let handle = app
+            .world_mut()
+            .resource_mut::<Assets<AdoptionAsset>>()
+            .add(AdoptionAsset::new(a.clone()));
+        (app, handle)
+    };
+    let (mut server, handle) = side();
+    let (mut client, _) = side();
+    server.connect_client(&mut client);
+    let e = server
+        .world_mut()
+        .spawn((Container::new(handle), ContainerAccess::public(None)))
+        .id();
+    server.update();
+    for (item, n) in fill {
+        server
+            .world_mut()
+            .write_message(ContainerRequest::from(Deliver::new(e, item.as_str(), *n)));
+    }
+    for _ in 0..3 {
+        server.update();
+        server.exchange_with_client(&mut client);
+        client.update();
+    }
+    (server, client, e)
+}
+
+/// The bytes the server sends its client in the tick after one `item` was
+/// delivered to `container` (one slot changes), averaged over `rounds`
+/// ticks.
+#[cfg(feature = "replicon")]
+pub fn bytes_per_change(
+    server: &mut App,
+    client: &mut App,
+    container: Entity,
+    item: &str,
+    rounds: usize,
+) -> f64 {
+    use bevy_replicon::prelude::*;
+    use bevy_replicon::test_app::ServerTestAppExt;
+    let mut total = 0usize;
+    for _ in 0..rounds {
+        server
+            .world_mut()
+            .write_message(ContainerRequest::from(Deliver::new(container, item, 1)));
+        server.update();
+        total += server
+            .world()
+            .resource::<ServerMessages>()
+            .iter_sent()
+            .map(|(_, _, bytes)| bytes.len())
+            .sum::<usize>();
+        server.exchange_with_client(client);
+        client.update();
+    }
+    total as f64 / rounds as f64
+}

@@ -52,7 +52,56 @@ fn saved(s: &Stack) -> SavedStack {
     }
 }
 
+/// Whether a saved stack is `s`, without building the saved form.
+fn same(s: Option<&Stack>, saved: Option<&SavedStack>) -> bool {
+    match (s, saved) {
+        (None, None) => true,
+        (Some(s), Some(v)) => {
+            s.amount == v.amount
+                && s.began == v.began
+                && s.last_received == v.last_received
+                && s.item.as_str() == v.item
+        }
+        _ => false,
+    }
+}
+
 impl Contents {
+    /// How many slots a save lists.
+    pub(crate) fn saved_slot_len(&self) -> usize {
+        self.slot_len().min(self.slots.len())
+    }
+
+    /// Slot `i` as a save lists it.
+    pub(crate) fn saved_slot(&self, i: usize) -> Option<SavedStack> {
+        self.slots.get(i)?.as_ref().map(saved)
+    }
+
+    /// Whether slot `i` is `was` (as saved), without building its saved form.
+    pub(crate) fn slot_is(&self, i: usize, was: Option<&SavedStack>) -> bool {
+        same(self.slots.get(i).and_then(Option::as_ref), was)
+    }
+
+    /// Whether the holdings are `was` (as saved, sorted by type).
+    pub(crate) fn holdings_are(&self, was: &[SavedStack]) -> bool {
+        self.holdings.len() == was.len()
+            && self
+                .holdings
+                .values()
+                .zip(was)
+                .all(|(s, v)| same(Some(s), Some(v)))
+    }
+
+    /// The holdings as a save lists them.
+    pub(crate) fn saved_holdings(&self) -> Vec<SavedStack> {
+        self.holdings.values().map(saved).collect()
+    }
+
+    /// The container-wide counter of the draw-order bookkeeping.
+    pub(crate) fn counter(&self) -> u64 {
+        self.counter
+    }
+
     /// The contents as a save, made under `adoption`.
     pub fn save(&self, adoption: &AdoptionId) -> SavedContents {
         SavedContents {

@@ -153,6 +153,44 @@ impl ContainerContents {
         Some((&mut self.mirror, e))
     }
 
+    /// A container whose contents are `save`, loaded once its rules attach.
+    #[cfg(feature = "replicon")]
+    pub(crate) fn with_pending(save: crate::save::SavedContents) -> ContainerContents {
+        let mut c = ContainerContents::default();
+        c.state.pending = Some(save);
+        c
+    }
+
+    /// Drops the engine and waits for the rules to load `save`.
+    #[cfg(feature = "replicon")]
+    pub(crate) fn set_pending(&mut self, save: crate::save::SavedContents) {
+        self.state.engine = None;
+        self.state.pending = Some(save);
+        self.mirror.slots.clear();
+    }
+
+    /// Replaces the engine with `save` loaded under `rules` (the adoption
+    /// `id`); a save that does not load waits as pending.
+    #[cfg(feature = "replicon")]
+    pub(crate) fn replace_engine(
+        &mut self,
+        rules: std::sync::Arc<crate::rules::Rules>,
+        slot_rules: Option<&ContainerSlotRules>,
+        save: &crate::save::SavedContents,
+        id: &AdoptionId,
+    ) {
+        let slot_rules = slot_rules.map(ContainerSlotRules::to_rules);
+        match Contents::load(rules, slot_rules, save, id) {
+            Ok(loaded) => {
+                self.state.engine = Some(Box::new(loaded.contents));
+                self.state.adoption = Some(id.clone());
+                self.state.pending = None;
+                self.refresh();
+            }
+            Err(_) => self.set_pending(save.clone()),
+        }
+    }
+
     /// Whether the mirror differs from what the engine would write (an
     /// edit from outside the plugin).
     pub(crate) fn mirror_is_stale(&self) -> bool {
@@ -293,6 +331,7 @@ pub enum DespawnPolicy {
 /// Under `by-slot`: the types each slot accepts, as the game's prose (the
 /// rows' `slot-rules-declared-in` citation) lists them.
 #[derive(Component, Reflect, Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "replicon", derive(serde::Serialize, serde::Deserialize))]
 #[reflect(Component)]
 pub struct ContainerSlotRules(pub Vec<Vec<String>>);
 
@@ -305,6 +344,7 @@ impl ContainerSlotRules {
 /// Items lying in the world. Picking it up is a delivery whose sender is
 /// this entity.
 #[derive(Component, Reflect, Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "replicon", derive(serde::Serialize, serde::Deserialize))]
 #[reflect(Component)]
 #[require(Transform)]
 pub struct LoosePickup {

@@ -100,6 +100,49 @@ pub enum NotAnswered {
         /// What the delivery named.
         item: String,
     },
+    /// A networked client may not do this with the container (its
+    /// `ContainerAccess` does not give the permission).
+    #[error("this client may not {needs} container {container}")]
+    NotAllowed {
+        /// The container.
+        container: Entity,
+        /// The permission that was missing.
+        needs: Permission,
+    },
+    /// A networked client asked for what only the server does (a delivery,
+    /// a capacity change, an owner gone).
+    #[error(
+        "container {0} belongs to the server: deliveries, capacity changes and owner-gone are written on the server"
+    )]
+    ServerOnly(Entity),
+    /// A networked client sent more requests in one server tick than the
+    /// server answers; the rest are refused.
+    #[error("too many requests from one client in one tick; send fewer (container {0})")]
+    TooManyRequests(Entity),
+}
+
+/// What a client asks to do with a container (checked against a
+/// `ContainerAccess` on a server, feature `replicon`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Reflect)]
+pub enum Permission {
+    /// See its contents (they replicate to that client).
+    View,
+    /// Take items out of it (a take, the source of a transfer, a move or
+    /// a sort within it).
+    Take,
+    /// Put items into it (the target of a transfer, a pick-up, a move or a
+    /// sort within it).
+    Put,
+}
+
+impl std::fmt::Display for Permission {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Permission::View => "view",
+            Permission::Take => "take from",
+            Permission::Put => "put into",
+        })
+    }
 }
 
 /// Why a save did not load into a container.

@@ -82,11 +82,13 @@ pub use components::{
     Container, ContainerContents, ContainerSlotRules, DespawnPolicy, LoosePickup, OverflowSources,
     OverflowStore,
 };
-pub use containers::{Containers, LoadError, NotAnswered};
+pub use containers::{Containers, LoadError, NotAnswered, Permission};
 pub use frame::{ContainerFrameStats, ContainerParallelism};
 pub use messages::*;
 pub use settle::PickupPlacement;
 pub use state::ContentsState;
+#[cfg(feature = "replicon")]
+pub(crate) use systems::{AnsweredByServer, CompiledRules, attach_engines, handle_requests};
 
 use crate::adoption::Tuning;
 
@@ -173,7 +175,7 @@ impl Plugin for ContainerPlugin {
                 self.schedule,
                 (
                     watch::watch_observers,
-                    systems::handle_requests,
+                    systems::handle_requests.run_if(systems::answers_locally),
                     guard::note_written,
                 )
                     .chain()

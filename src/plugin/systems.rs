@@ -34,7 +34,7 @@ impl CompiledRules {
     /// The rules of the adoption `id` (the asset `asset`) under `tuning`:
     /// compiled on first use, then shared until the file or the tuning
     /// changes ([`forget_stale_rules`]).
-    fn get(
+    pub(crate) fn get(
         &mut self,
         id: AssetId<AdoptionAsset>,
         asset: &AdoptionAsset,
@@ -67,6 +67,16 @@ pub(crate) fn forget_stale_rules(
             compiled.0.remove(id);
         }
     }
+}
+
+/// Present while a networked client is connected: its requests go to the
+/// server, and the plugin does not answer them locally.
+#[derive(Resource)]
+pub(crate) struct AnsweredByServer;
+
+/// Whether requests are answered here (not by a server).
+pub(crate) fn answers_locally(elsewhere: Option<Res<AnsweredByServer>>) -> bool {
+    elsewhere.is_none()
 }
 
 /// Saves read back with a world (a `DynamicWorld`) whose migration to the

@@ -15,9 +15,9 @@ use crate::plugin::*;
 
 /// Every outcome of a frame, in the order the plugin reported them.
 #[derive(Resource, Default)]
-struct Recorded(Vec<Outcome>);
+pub(super) struct Recorded(pub(super) Vec<Outcome>);
 
-enum Outcome {
+pub(super) enum Outcome {
     Answered(StepOutcome, Vec<Settled>),
     Unanswered(NotAnswered),
 }
@@ -65,10 +65,10 @@ fn record(app: &mut App) {
 }
 
 /// The world of a scenario in a headless app.
-struct World {
-    app: App,
+pub(super) struct World {
+    pub(super) app: App,
     /// Each container's entity, in the scenario's order.
-    entities: Vec<Entity>,
+    pub(super) entities: Vec<Entity>,
     /// Types to the total destroyed, and returned to a caller, so far.
     destroyed: BTreeMap<String, u64>,
     kept: BTreeMap<String, u64>,
@@ -83,14 +83,16 @@ fn adoption_handle(i: usize) -> Handle<AdoptionAsset> {
 }
 
 /// A headless app with the plugin, the scenario's tuning and adoptions,
-/// and the outcome recorder; no containers yet.
-fn new_app(scenario: &Scenario) -> App {
+/// and the outcome recorder; no containers yet. `more` adds plugins after
+/// the container plugin (the network's, for `--replicon`).
+pub(super) fn new_app(scenario: &Scenario, more: fn(&mut App)) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
         AssetPlugin::default(),
         ContainerPlugin::default(),
     ));
+    more(&mut app);
     app.insert_resource(ContainerTuning(scenario.tuning.clone()));
     record(&mut app);
     let mut assets = app.world_mut().resource_mut::<Assets<AdoptionAsset>>();
@@ -102,9 +104,9 @@ fn new_app(scenario: &Scenario) -> App {
 }
 
 impl World {
-    fn new(scenario: &Scenario) -> Result<World, String> {
+    pub(super) fn new(scenario: &Scenario, more: fn(&mut App)) -> Result<World, String> {
         scenario.rules()?;
-        let mut app = new_app(scenario);
+        let mut app = new_app(scenario, more);
         let mut entities = Vec::with_capacity(scenario.containers.len());
         for (i, c) in scenario.containers.iter().enumerate() {
             let mut e = app.world_mut().spawn((
@@ -163,7 +165,7 @@ impl World {
     fn through_scene(&mut self, scenario: &Scenario) -> Result<(), String> {
         use crate::plugin::scene;
         let text = scene::save_containers(self.app.world_mut()).map_err(|e| e.to_string())?;
-        let mut fresh = new_app(scenario);
+        let mut fresh = new_app(scenario, |_| {});
         let map = scene::load_containers(fresh.world_mut(), &text).map_err(|e| e.to_string())?;
         for e in &mut self.entities {
             *e = *map
@@ -176,58 +178,16 @@ impl World {
 
     /// The request message for one step.
     fn request(&self, r: &Request) -> ContainerRequest {
-        let container = self.entities[r.container];
-        match &r.action {
-            Action::Transfer { to, request } => Transfer {
-                from: container,
-                to: self.entities[*to],
-                request: request.clone(),
-            }
-            .into(),
-            Action::Step(step) => match step.clone() {
-                Step::Deliver { item, amount } => Deliver {
-                    container,
-                    item: item.into(),
-                    amount,
-                    sender: r.sender.map(|s| self.entities[s]),
-                }
-                .into(),
-                Step::Take { item, amount, slot } => Take {
-                    container,
-                    item: item.into(),
-                    amount,
-                    slot,
-                }
-                .into(),
-                Step::Resize {
-                    slot_count,
-                    size_budget,
-                } => Resize {
-                    container,
-                    slot_count,
-                    size_budget,
-                }
-                .into(),
-                Step::OwnerGone => EmptyForGoneOwner { container }.into(),
-                Step::Sort { order } => Sort {
-                    container,
-                    order: order.into_iter().map(ItemType::from).collect(),
-                }
-                .into(),
-                Step::Move { from, to, amount } => MoveItems {
-                    container,
-                    from,
-                    to,
-                    amount,
-                }
-                .into(),
-            },
-        }
+        request(&self.entities, r)
     }
 
     /// Writes a frame's requests, runs the frame, and returns their
     /// outcomes in order (exactly one each).
-    fn frame(&mut self, steps: &[Request], first: usize) -> Result<Vec<StepOutcome>, String> {
+    pub(super) fn frame(
+        &mut self,
+        steps: &[Request],
+        first: usize,
+    ) -> Result<Vec<StepOutcome>, String> {
         for r in steps {
             let msg = self.request(r);
             self.app.world_mut().write_message(msg);
@@ -268,7 +228,7 @@ impl World {
         }
     }
 
-    fn contents(&self, i: usize) -> Result<&crate::contents::Contents, String> {
+    pub(super) fn contents(&self, i: usize) -> Result<&crate::contents::Contents, String> {
         self.app
             .world()
             .get::<ContainerContents>(self.entities[i])
@@ -277,7 +237,7 @@ impl World {
     }
 
     /// `world` of a world line: containers by name, and the tallies.
-    fn view(&mut self, scenario: &Scenario) -> Result<Value, String> {
+    pub(super) fn view(&mut self, scenario: &Scenario) -> Result<Value, String> {
         let mut containers: BTreeMap<&str, Value> = BTreeMap::new();
         for (i, c) in scenario.containers.iter().enumerate() {
             containers.insert(
@@ -306,6 +266,57 @@ impl World {
     }
 }
 
+/// The request message for one step, naming the containers by `entities`.
+pub(super) fn request(entities: &[Entity], r: &Request) -> ContainerRequest {
+    let container = entities[r.container];
+    match &r.action {
+        Action::Transfer { to, request } => Transfer {
+            from: container,
+            to: entities[*to],
+            request: request.clone(),
+        }
+        .into(),
+        Action::Step(step) => match step.clone() {
+            Step::Deliver { item, amount } => Deliver {
+                container,
+                item: item.into(),
+                amount,
+                sender: r.sender.map(|s| entities[s]),
+            }
+            .into(),
+            Step::Take { item, amount, slot } => Take {
+                container,
+                item: item.into(),
+                amount,
+                slot,
+            }
+            .into(),
+            Step::Resize {
+                slot_count,
+                size_budget,
+            } => Resize {
+                container,
+                slot_count,
+                size_budget,
+            }
+            .into(),
+            Step::OwnerGone => EmptyForGoneOwner { container }.into(),
+            Step::Sort { order } => Sort {
+                container,
+                order: order.into_iter().map(ItemType::from).collect(),
+            }
+            .into(),
+            Step::Move { from, to, amount } => MoveItems {
+                container,
+                from,
+                to,
+                amount,
+            }
+            .into(),
+        },
+    }
+}
+
 impl Scenario {
     /// Runs the scenario through the plugin in a headless `App`: each frame
     /// of steps is written as request messages and answered by one update.
@@ -322,7 +333,7 @@ impl Scenario {
     }
 
     fn run_world(&self, through_scene: bool) -> Result<Vec<Value>, String> {
-        let mut world = World::new(self)?;
+        let mut world = World::new(self, |_| {})?;
         let mut lines = Vec::with_capacity(self.steps.len());
         for frame in self.frames() {
             if through_scene {

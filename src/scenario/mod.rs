@@ -29,6 +29,8 @@
 
 mod ecs;
 mod line;
+#[cfg(feature = "replicon")]
+mod net;
 mod read;
 
 use std::path::Path;

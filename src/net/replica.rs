@@ -1,0 +1,274 @@
+//! What a client sees of a container: [`ContainerReplica`], replicated as
+//! diffs (one changed slot of a 10,000-slot bank sends that slot), and
+//! turned back into a [`ContainerContents`] on the client so that
+//! everything reading contents (the UI, game code) works unchanged.
+
+use bevy::prelude::*;
+use bevy_replicon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::access::ContainerAccess;
+use crate::contents::Contents;
+use crate::plugin::{
+    AdoptionAsset, CompiledRules, Container, ContainerContents, ContainerSlotRules,
+    ContainerTuning, DespawnPolicy,
+};
+use crate::save::{AdoptionId, SAVE_FORMAT, SavedContents, SavedStack};
+
+/// A container's contents as its clients see them: the adoption, the
+/// capacity in force, the draw-order counter and every slot (or, slotless,
+/// every holding). The server writes it from the engine after every change
+/// as diffs; a client rebuilds its [`ContainerContents`] from it.
+#[derive(Component, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerReplica {
+    /// The adoption whose rules are in force (the client loads the same
+    /// file).
+    pub adoption: AdoptionId,
+    /// Whether the capacity is the container's own (a torn strap).
+    pub resized: bool,
+    /// The slot count in force.
+    pub slot_count: u32,
+    /// The size budget in force, as exact decimal text.
+    pub size_budget: String,
+    /// The draw-order counter.
+    pub counter: u64,
+    /// Each slot, `None` when empty.
+    pub slots: Vec<Option<SavedStack>>,
+    /// The holdings by type, sorted (slotless containers).
+    pub holdings: Vec<SavedStack>,
+}
+
+/// One change of a [`ContainerReplica`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReplicaChange {
+    /// Slot `0` now holds `1`.
+    Slot(u32, Option<SavedStack>),
+    /// The slot list is now this long (a resize, or a no-limit container
+    /// growing or shrinking).
+    SlotLen(u32),
+    /// The holdings are now these.
+    Holdings(Vec<SavedStack>),
+    /// The capacity in force.
+    Capacity {
+        /// The container's own capacity?
+        resized: bool,
+        /// Slots.
+        slot_count: u32,
+        /// Size budget.
+        size_budget: String,
+    },
+    /// The draw-order counter.
+    Counter(u64),
+}
+
+impl Diffable for ContainerReplica {
+    /// The changes of one server tick, in order.
+    type Diff = Vec<ReplicaChange>;
+
+    fn apply_diff(&mut self, diff: &Self::Diff) -> Result<()> {
+        for change in diff {
+            match change {
+                ReplicaChange::Slot(i, stack) => {
+                    let slot = self
+                        .slots
+                        .get_mut(*i as usize)
+                        .ok_or_else(|| format!("replica has no slot {i}"))?;
+                    *slot = stack.clone();
+                }
+                ReplicaChange::SlotLen(n) => {
+                    let n = (*n).min(crate::limits::MAX_SLOTS) as usize;
+                    self.slots.resize(n, None);
+                }
+                ReplicaChange::Holdings(h) => self.holdings = h.clone(),
+                ReplicaChange::Capacity {
+                    resized,
+                    slot_count,
+                    size_budget,
+                } => {
+                    self.resized = *resized;
+                    self.slot_count = *slot_count;
+                    self.size_budget = size_budget.clone();
+                }
+                ReplicaChange::Counter(c) => self.counter = *c,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ContainerReplica {
+    /// The replica of `engine`, whose rules come from `adoption`.
+    pub(crate) fn of(engine: &Contents, adoption: &AdoptionId) -> ContainerReplica {
+        let limits = engine.limits();
+        ContainerReplica {
+            adoption: adoption.clone(),
+            resized: limits.slot_count != engine.rules().slot_count
+                || limits.size_budget != engine.rules().size_budget,
+            slot_count: limits.slot_count,
+            size_budget: limits.size_budget.to_string(),
+            counter: engine.counter(),
+            slots: (0..engine.saved_slot_len())
+                .map(|i| engine.saved_slot(i))
+                .collect(),
+            holdings: engine.saved_holdings(),
+        }
+    }
+
+    /// What changed from `self` to `engine` (empty when nothing did).
+    fn changes_to(&self, engine: &Contents) -> Vec<ReplicaChange> {
+        let mut out = Vec::new();
+        let limits = engine.limits();
+        let resized = limits.slot_count != engine.rules().slot_count
+            || limits.size_budget != engine.rules().size_budget;
+        let budget = limits.size_budget.to_string();
+        if resized != self.resized
+            || limits.slot_count != self.slot_count
+            || budget != self.size_budget
+        {
+            out.push(ReplicaChange::Capacity {
+                resized,
+                slot_count: limits.slot_count,
+                size_budget: budget,
+            });
+        }
+        let len = engine.saved_slot_len();
+        if len != self.slots.len() {
+            out.push(ReplicaChange::SlotLen(
+                u32::try_from(len).unwrap_or(u32::MAX),
+            ));
+        }
+        for i in 0..len {
+            let was = self.slots.get(i).and_then(Option::as_ref);
+            if !engine.slot_is(i, was) {
+                out.push(ReplicaChange::Slot(i as u32, engine.saved_slot(i)));
+            }
+        }
+        if !engine.holdings_are(&self.holdings) {
+            out.push(ReplicaChange::Holdings(engine.saved_holdings()));
+        }
+        if engine.counter() != self.counter {
+            out.push(ReplicaChange::Counter(engine.counter()));
+        }
+        out
+    }
+
+    /// The replica as a save (for the client's engine to load).
+    pub fn to_save(&self) -> SavedContents {
+        SavedContents {
+            format: SAVE_FORMAT,
+            adoption: self.adoption.clone(),
+            resized: self.resized,
+            slot_count: self.slot_count,
+            size_budget: self.size_budget.clone(),
+            counter: self.counter,
+            slots: self.slots.clone(),
+            holdings: self.holdings.clone(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+/// The server's containers whose contents or access changed.
+type Published<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static ContainerContents,
+        Option<&'static ContainerReplica>,
+    ),
+    (
+        With<ContainerAccess>,
+        Or<(Changed<ContainerContents>, Changed<ContainerAccess>)>,
+    ),
+>;
+
+/// Server: writes every changed container's replica, as diffs once it has
+/// one (so a one-slot change sends one slot).
+pub(crate) fn publish_replicas(containers: Published, mut commands: Commands) {
+    for (entity, contents, replica) in &containers {
+        let (Some(engine), Some(adoption)) = (contents.engine(), contents.adoption()) else {
+            continue;
+        };
+        match replica {
+            Some(r) if r.adoption == *adoption => {
+                let changes = r.changes_to(engine);
+                if !changes.is_empty() {
+                    commands
+                        .entity(entity)
+                        .apply_diff::<ContainerReplica>(changes);
+                }
+            }
+            _ => {
+                commands
+                    .entity(entity)
+                    .insert((Replicated, ContainerReplica::of(engine, adoption)));
+            }
+        }
+    }
+}
+
+/// The client's replicated containers whose replica changed.
+type Adopted<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static ContainerReplica,
+        Option<&'static Container>,
+        Option<&'static ContainerSlotRules>,
+        Option<&'static mut ContainerContents>,
+    ),
+    (With<Remote>, Changed<ContainerReplica>),
+>;
+
+/// Client: gives every replicated container its [`Container`] (the same
+/// adoption, found among the loaded ones by its hash, or loaded by its
+/// path) and rebuilds its engine from the replica whenever that changes.
+pub(crate) fn adopt_replicas(
+    mut replicas: Adopted,
+    mut assets: ResMut<Assets<AdoptionAsset>>,
+    server: Res<AssetServer>,
+    tuning: Res<ContainerTuning>,
+    mut compiled: ResMut<CompiledRules>,
+    mut commands: Commands,
+) {
+    for (entity, replica, container, slot_rules, contents) in &mut replicas {
+        let save = replica.to_save();
+        let (Some(container), Some(mut contents)) = (container, contents) else {
+            let loaded = assets
+                .iter()
+                .find(|(_, a)| a.id == replica.adoption)
+                .map(|(id, _)| id);
+            let handle = loaded
+                .and_then(|id| match id {
+                    // an asset added under a fixed id keeps that id
+                    AssetId::Uuid { uuid } => Some(Handle::from(uuid)),
+                    AssetId::Index { .. } => assets.get_strong_handle(id),
+                })
+                .unwrap_or_else(|| server.load(replica.adoption.path.clone()));
+            commands.entity(entity).insert((
+                Container::new(handle),
+                ContainerContents::with_pending(save),
+                // the server settles what a container holds when it goes;
+                // a client's copy just leaves
+                DespawnPolicy::LeaveWithContents,
+            ));
+            continue;
+        };
+        let Some(asset) = assets.get(container.adoption.id()) else {
+            contents.set_pending(save);
+            continue;
+        };
+        if asset.id != replica.adoption {
+            warn!(
+                "container {entity}: the server's adoption {} ({}) differs from this client's ({}); the client's copy may not match",
+                replica.adoption.path, replica.adoption.hash, asset.id.hash
+            );
+        }
+        match compiled.get(container.adoption.id(), asset, &tuning.0) {
+            Ok(rules) => contents.replace_engine(rules, slot_rules, &save, &asset.id),
+            Err(_) => contents.set_pending(save),
+        }
+    }
+}
