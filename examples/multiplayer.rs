@@ -1030,7 +1030,7 @@ fn client2_turn(net: &mut Net) -> Result<NotAnswered, String> {
         .ok_or("client 2's take from client 1's backpack was not refused")?;
     if !matches!(
         refusal,
-        NotAnswered::NotAContainer(_) | NotAnswered::NotAllowed { .. }
+        NotAnswered::NotSeen(_) | NotAnswered::NotAllowed { .. }
     ) {
         return Err(format!(
             "client 2's take was refused for another reason: {refusal}"

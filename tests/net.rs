@@ -527,6 +527,14 @@ fn a_client_that_disconnects_mid_transfer_loses_nothing() {
     for _ in 0..3 {
         g.server.update();
     }
+    // the client's drag does not hang: it is told the connection went
+    assert_eq!(g.refused(0), [NotAnswered::ConnectionLost(chest)]);
+    assert!(
+        g.clients[0]
+            .world()
+            .resource::<PendingRequests>()
+            .is_empty()
+    );
     assert_eq!(g.totals(), before, "every item is in the chest or the pack");
     let arrows: u64 = [g.chest, g.packs[0]]
         .iter()
@@ -639,4 +647,75 @@ fn a_ledger_of_random_client_requests_balances_and_every_view_matches() {
                 .is_empty()
         );
     }
+}
+
+#[test]
+fn naming_what_the_server_never_sent_is_refused_on_the_client() {
+    let mut g = Game::new();
+    let mine = g.seen_by(0, g.packs[0]).expect("seen");
+    // the other pack's server entity: client 0 has no entity for it
+    let theirs = g.packs[1];
+    g.send(0, Take::new(theirs, "flint", 1));
+    g.send(
+        0,
+        Transfer {
+            from: mine,
+            to: theirs,
+            request: TransferRequest::item("berries", 1),
+        },
+    );
+    g.exchange();
+    assert_eq!(
+        g.refused(0),
+        [NotAnswered::NotSeen(theirs), NotAnswered::NotSeen(theirs)]
+    );
+    assert!(g.answers().is_empty(), "nothing reached the server");
+}
+
+#[test]
+fn malformed_bytes_from_a_client_are_dropped_and_change_nothing() {
+    let mut g = Game::new();
+    let before = g.totals();
+    let chest = g.seen_by(0, g.chest).expect("seen");
+    // a legitimate take of 126 arrows (one varint byte, 0x7E), slot none
+    g.send(0, Take::new(chest, "arrow", 126));
+    g.clients[0].update();
+    let sent: Vec<(usize, Vec<u8>)> = g.clients[0]
+        .world_mut()
+        .resource_mut::<ClientMessages>()
+        .drain_sent()
+        .map(|(channel, bytes)| (channel, bytes.to_vec()))
+        .collect();
+    let channel = g.clients[0]
+        .world()
+        .resource::<bevy_replicon::shared::message::registry::RemoteMessageRegistry>()
+        .client_message_channel::<ClientRequest>()
+        .expect("registered");
+    let (_, take) = sent
+        .iter()
+        .find(|(c, _)| *c == channel)
+        .cloned()
+        .expect("the take was sent");
+    assert_eq!(take[take.len() - 2..], [0x7E, 0x00], "amount then no slot");
+    let mut past_u32 = take[..take.len() - 2].to_vec();
+    past_u32.extend([0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00]); // 2^40
+    let truncated = take[..take.len() / 2].to_vec();
+    let garbage: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(37)).collect();
+    let client = g.client_entity(0);
+    for bytes in [past_u32, truncated, garbage, vec![0xFF; 4096]] {
+        g.server
+            .world_mut()
+            .resource_mut::<ServerMessages>()
+            .insert_received(client, channel, bytes);
+    }
+    g.server.update();
+    assert!(
+        g.answers().is_empty(),
+        "nothing decodable, nothing answered"
+    );
+    assert_eq!(g.totals(), before, "nothing taken, nothing created");
+    // the client's connection still works
+    g.send(0, Take::new(chest, "arrow", 5));
+    g.exchange();
+    assert_eq!(g.answers().len(), 1);
 }

@@ -687,3 +687,53 @@ fn an_edit_of_the_mirror_from_outside_is_undone() {
     assert_eq!(c.capacity(), "12 slots");
     assert_eq!(c.count("berries"), 20, "the engine never saw it");
 }
+
+#[test]
+fn a_seed_backpack_saved_and_loaded_under_four_slots_forces_out_what_section_6_says() {
+    // six slots used: berries 20, 20, 5 and a letter never leave; the two
+    // axes (dropped-nearby, forced-out order 1) are all that may
+    let stock = [("berries", 45), ("axe", 2), ("letter", 1)];
+    let (_, bag, _, text) = saved_backpack(&stock);
+    let (mut b, map) = reload(&text, &[(BAG, seed_with(4.0))]);
+    let nb = map[&bag];
+    let forced: Vec<_> = b
+        .world()
+        .resource::<Seen>()
+        .forced
+        .iter()
+        .filter(|f| f.container == nb)
+        .cloned()
+        .collect();
+    assert_eq!(forced.len(), 1, "one forced removal, reported once");
+    let outcome = &forced[0].outcome;
+    assert_eq!(outcome.cause, Cause::Loaded);
+    assert!(outcome.refused.is_none());
+    let left: Vec<(String, u32)> = outcome
+        .portions
+        .iter()
+        .map(|p| (p.item.to_string(), p.amount))
+        .collect();
+    // one portion per slot the axes held
+    assert_eq!(
+        left,
+        [("axe".to_string(), 1), ("axe".to_string(), 1)],
+        "both axes, nothing else"
+    );
+    let c = contents(&b, nb);
+    let engine = c.engine().expect("loaded");
+    assert_eq!(engine.slots().count(), 4);
+    assert_eq!(
+        (
+            engine.count("berries"),
+            engine.count("letter"),
+            engine.count("axe")
+        ),
+        (45, 1, 0)
+    );
+    let one_axe = ("axe".to_string(), 1);
+    assert_eq!(
+        ground(&mut b),
+        [one_axe.clone(), one_axe],
+        "the two axes lie nearby"
+    );
+}

@@ -598,3 +598,102 @@ fn a_ten_thousand_slot_bank_builds_one_window_of_cells_and_scrolls() {
     assert_eq!(asked(&app), [ContainerRequest::from(moved)]);
     assert_eq!(label(&mut app, grid, 85), "gem\n5");
 }
+
+/// The grid on a client's replicated containers: a drag is sent to the
+/// server, settled there, and the grids redraw from the replicated result.
+#[cfg(feature = "replicon")]
+#[test]
+fn a_drag_on_a_client_goes_to_the_server_and_the_grids_show_its_answer() {
+    use bevy::state::app::StatesPlugin;
+    use bevy_container::net::{ContainerAccess, ContainerNetPlugin};
+    use bevy_replicon::prelude::*;
+    use bevy_replicon::shared::server_entity_map::ServerEntityMap;
+    use bevy_replicon::test_app::ServerTestAppExt;
+
+    let networked = |app: &mut App| {
+        app.add_plugins((
+            StatesPlugin,
+            RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
+            ContainerNetPlugin,
+        ));
+        app.finish();
+        app.cleanup();
+    };
+    let mut server = app();
+    networked(&mut server);
+    let mut client = ui_app();
+    networked(&mut client);
+    // the client finds its own copies of the adoptions by their hash
+    let keep: Vec<Handle<AdoptionAsset>> = [seed(), chest_rules()]
+        .into_iter()
+        .map(|a| {
+            client
+                .world_mut()
+                .resource_mut::<Assets<AdoptionAsset>>()
+                .add(AdoptionAsset::new(a))
+        })
+        .collect();
+    server.connect_client(&mut client);
+    let (bag, _) = spawn(&mut server, seed(), Vec3::ZERO);
+    let (chest, _) = spawn(&mut server, chest_rules(), Vec3::ZERO);
+    for e in [bag, chest] {
+        server
+            .world_mut()
+            .entity_mut(e)
+            .insert(ContainerAccess::public(None));
+    }
+    deliver(&mut server, chest, "berries", 20, None);
+    let exchange = |server: &mut App, client: &mut App| {
+        for _ in 0..3 {
+            client.update();
+            server.exchange_with_client(client);
+            server.update();
+            server.exchange_with_client(client);
+            client.update();
+        }
+    };
+    exchange(&mut server, &mut client);
+    let local = |client: &App, e: Entity| {
+        let map = client.world().resource::<ServerEntityMap>();
+        *map.to_client().get(&e).expect("replicated to the client")
+    };
+    let (my_bag, my_chest) = (local(&client, bag), local(&client, chest));
+    let bag_grid = grid_at(&mut client, my_bag, 4, 20.0);
+    let chest_grid = grid_at(&mut client, my_chest, 4, 500.0);
+    assert_eq!(label(&mut client, chest_grid, 0), "berries\n20");
+    clear_logs(&mut client);
+
+    let (from, to) = (
+        centre(&mut client, chest_grid, 0),
+        centre(&mut client, bag_grid, 3),
+    );
+    drag(&mut client, from, to, PointerButton::Primary);
+    let transfer = Transfer {
+        from: my_chest,
+        to: my_bag,
+        request: TransferRequest::from_slot(0, 20).of("berries").to_slot(3),
+    };
+    assert_eq!(asked(&client), [ContainerRequest::from(transfer)]);
+    // nothing moves until the server answers
+    assert_eq!(show(&client, my_chest), "berries 20, _, _, _");
+    exchange(&mut server, &mut client);
+    assert_eq!(show(&server, chest), "_, _, _, _");
+    assert_eq!(
+        show(&server, bag),
+        "_, _, _, berries 20, _, _, _, _, _, _, _, _"
+    );
+    assert_eq!(show(&client, my_bag), show(&server, bag));
+    assert_eq!(label(&mut client, bag_grid, 3), "berries\n20");
+    assert_eq!(label(&mut client, chest_grid, 0), "");
+    let outcome = client
+        .world()
+        .resource::<Seen>()
+        .transferred
+        .last()
+        .cloned();
+    assert_eq!(
+        outcome.map(|t| (t.outcome.moved, t.from)),
+        Some((20, my_chest))
+    );
+    drop(keep);
+}

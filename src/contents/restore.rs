@@ -53,6 +53,7 @@ fn saved(s: &Stack) -> SavedStack {
 }
 
 /// Whether a saved stack is `s`, without building the saved form.
+#[cfg(feature = "replicon")]
 fn same(s: Option<&Stack>, saved: Option<&SavedStack>) -> bool {
     match (s, saved) {
         (None, None) => true,
@@ -66,6 +67,8 @@ fn same(s: Option<&Stack>, saved: Option<&SavedStack>) -> bool {
     }
 }
 
+/// What a network replica of the contents reads (feature `replicon`).
+#[cfg(feature = "replicon")]
 impl Contents {
     /// How many slots a save lists.
     pub(crate) fn saved_slot_len(&self) -> usize {
@@ -101,7 +104,9 @@ impl Contents {
     pub(crate) fn counter(&self) -> u64 {
         self.counter
     }
+}
 
+impl Contents {
     /// The contents as a save, made under `adoption`.
     pub fn save(&self, adoption: &AdoptionId) -> SavedContents {
         SavedContents {

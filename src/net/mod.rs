@@ -85,9 +85,13 @@ impl Plugin for ContainerNetPlugin {
             .add_systems(OnEnter(ClientState::Connected), |mut commands: Commands| {
                 commands.insert_resource(AnsweredByServer)
             })
-            .add_systems(OnExit(ClientState::Connected), |mut commands: Commands| {
-                commands.remove_resource::<AnsweredByServer>()
-            })
+            .add_systems(
+                OnExit(ClientState::Connected),
+                (
+                    |mut commands: Commands| commands.remove_resource::<AnsweredByServer>(),
+                    request::abandon_pending,
+                ),
+            )
             .add_systems(
                 Update,
                 (

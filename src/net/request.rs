@@ -187,7 +187,9 @@ impl Default for RequestLimit {
 
 fn refusal_of(why: &NotAnswered, role_of: impl Fn(Entity) -> Role) -> Refusal {
     match why {
-        NotAnswered::NotAContainer(e) => Refusal::NotAContainer(role_of(*e)),
+        NotAnswered::NotAContainer(e)
+        | NotAnswered::NotSeen(e)
+        | NotAnswered::ConnectionLost(e) => Refusal::NotAContainer(role_of(*e)),
         NotAnswered::NotReady(e) => Refusal::NotReady(role_of(*e)),
         NotAnswered::NotAllowed { container, needs } => Refusal::NotAllowed {
             role: role_of(*container),
@@ -447,19 +449,9 @@ pub(crate) fn forward_requests(
             }
         };
         // an entity the server never sent cannot be named to it
-        let (first, unknown) = named(&remote)
-            .into_iter()
-            .map(|e| (e, !map.to_server().contains_key(&e)))
-            .fold((None, None), |(first, unknown), (e, u)| {
-                (first.or(Some(e)), unknown.or(u.then_some(e)))
-            });
-        if let Some(e) = unknown {
-            let why = if Some(e) == first || !matches!(remote, RemoteRequest::PickUp { .. }) {
-                NotAnswered::NotAContainer(e)
-            } else {
-                NotAnswered::NotAPickup(e)
-            };
-            out.unanswered(first.unwrap_or(e), why);
+        let named = named(&remote);
+        if let Some(&e) = named.iter().find(|e| !map.to_server().contains_key(*e)) {
+            out.unanswered(named[0], NotAnswered::NotSeen(e));
             continue;
         }
         let id = pending.next;
@@ -548,20 +540,24 @@ pub(crate) fn receive_answers(
     }
 }
 
+/// Client: the connection is gone; every request still waiting for its
+/// answer is reported unanswered, so a drag in flight never hangs.
+pub(crate) fn abandon_pending(mut pending: ResMut<PendingRequests>, mut out: Outcomes) {
+    for (_, request) in std::mem::take(&mut pending.sent) {
+        let container = request.container();
+        out.unanswered(container, NotAnswered::ConnectionLost(container));
+    }
+}
+
 /// A refusal on the client's own entities.
 fn local_refusal(request: &ContainerRequest, refusal: &Refusal) -> (Entity, NotAnswered) {
-    let (container, from, to, pickup) = match request {
-        ContainerRequest::Take(t) => (t.container, t.container, t.container, t.container),
-        ContainerRequest::Transfer(t) => (t.from, t.from, t.to, t.from),
-        ContainerRequest::Move(m) => (m.container, m.container, m.container, m.container),
-        ContainerRequest::Sort(s) => (s.container, s.container, s.container, s.container),
-        ContainerRequest::PickUp(p) => (p.container, p.container, p.container, p.pickup),
-        ContainerRequest::Deliver(d) => (d.container, d.container, d.container, d.container),
-        ContainerRequest::Resize(d) => (d.container, d.container, d.container, d.container),
-        ContainerRequest::EmptyForGoneOwner(d) => {
-            (d.container, d.container, d.container, d.container)
-        }
+    let container = request.container();
+    let (to, pickup) = match request {
+        ContainerRequest::Transfer(t) => (t.to, container),
+        ContainerRequest::PickUp(p) => (container, p.pickup),
+        _ => (container, container),
     };
+    let from = container;
     let entity = |role: &Role| match role {
         Role::Container => container,
         Role::From => from,

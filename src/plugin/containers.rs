@@ -109,6 +109,17 @@ pub enum NotAnswered {
         /// The permission that was missing.
         needs: Permission,
     },
+    /// A networked client named an entity the server never sent it: a
+    /// container it may not view, or no container at all.
+    #[error(
+        "entity {0} is nothing the server sent this client: a container it may not view, or no container"
+    )]
+    NotSeen(Entity),
+    /// A networked client lost its connection before the server answered;
+    /// whether the server settled the request shows in the contents when
+    /// the client connects again.
+    #[error("the connection to the server was lost before it answered (container {0})")]
+    ConnectionLost(Entity),
     /// A networked client asked for what only the server does (a delivery,
     /// a capacity change, an owner gone).
     #[error(

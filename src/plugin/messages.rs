@@ -53,6 +53,31 @@ pub enum ContainerRequest {
     EmptyForGoneOwner(EmptyForGoneOwner),
 }
 
+impl ContainerRequest {
+    /// The container the request is about (a transfer's source), where its
+    /// refusal ([`RequestUnanswered`]) is reported.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::plugin::{ContainerRequest, Take};
+    ///
+    /// let pouch = Entity::from_bits(3);
+    /// assert_eq!(ContainerRequest::from(Take::new(pouch, "herb", 2)).container(), pouch);
+    /// ```
+    pub fn container(&self) -> Entity {
+        match self {
+            ContainerRequest::Deliver(r) => r.container,
+            ContainerRequest::PickUp(r) => r.container,
+            ContainerRequest::Take(r) => r.container,
+            ContainerRequest::Transfer(r) => r.from,
+            ContainerRequest::Move(r) => r.container,
+            ContainerRequest::Sort(r) => r.container,
+            ContainerRequest::Resize(r) => r.container,
+            ContainerRequest::EmptyForGoneOwner(r) => r.container,
+        }
+    }
+}
+
 macro_rules! into_request {
     ($($t:ident => $v:ident),* $(,)?) => {$(
         impl From<$t> for ContainerRequest {
