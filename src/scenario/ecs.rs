@@ -334,15 +334,37 @@ impl Scenario {
 
     fn run_world(&self, through_scene: bool) -> Result<Vec<Value>, String> {
         let mut world = World::new(self, |_| {})?;
+        self.lines_of(
+            &mut world,
+            |world, scenario, frame| {
+                if through_scene {
+                    #[cfg(feature = "scene")]
+                    world
+                        .through_scene(scenario)
+                        .map_err(|e| format!("step {}: through the scene: {e}", frame.start + 1))?;
+                }
+                world.frame(&scenario.steps[frame.clone()], frame.start + 1)
+            },
+            |world| world,
+        )
+    }
+
+    /// The lines of every frame: `answer` answers a frame of `runner`,
+    /// and the state after it is read from the world `served` names.
+    pub(super) fn lines_of<R>(
+        &self,
+        runner: &mut R,
+        mut answer: impl FnMut(
+            &mut R,
+            &Scenario,
+            std::ops::Range<usize>,
+        ) -> Result<Vec<StepOutcome>, String>,
+        served: fn(&mut R) -> &mut World,
+    ) -> Result<Vec<Value>, String> {
         let mut lines = Vec::with_capacity(self.steps.len());
         for frame in self.frames() {
-            if through_scene {
-                #[cfg(feature = "scene")]
-                world
-                    .through_scene(self)
-                    .map_err(|e| format!("step {}: through the scene: {e}", frame.start + 1))?;
-            }
-            let outcomes = world.frame(&self.steps[frame.clone()], frame.start + 1)?;
+            let outcomes = answer(runner, self, frame.clone())?;
+            let world = served(runner);
             let view = if self.world {
                 Some(world.view(self)?)
             } else {

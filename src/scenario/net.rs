@@ -230,22 +230,10 @@ impl Scenario {
     /// contents. The lines must be the same as through the plugin alone.
     pub fn run_replicon(&self) -> Result<Vec<Value>, String> {
         let mut net = Net::new(self)?;
-        let mut lines = Vec::with_capacity(self.steps.len());
-        for frame in self.frames() {
-            let outcomes = net.frame(self, frame.clone())?;
-            let view = if self.world {
-                Some(net.server.view(self)?)
-            } else {
-                None
-            };
-            for (i, outcome) in frame.zip(&outcomes) {
-                let op = self.steps[i].action.op();
-                lines.push(match &view {
-                    Some(v) => super::line::world_line(i + 1, op, outcome, v.clone()),
-                    None => super::line(i + 1, op, outcome, net.server.contents(0)?),
-                });
-            }
-        }
-        Ok(lines)
+        self.lines_of(
+            &mut net,
+            |net, scenario, frame| net.frame(scenario, frame),
+            |net| &mut net.server,
+        )
     }
 }
