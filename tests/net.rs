@@ -20,8 +20,8 @@ use bevy::state::app::StatesPlugin;
 use bevy_container::adoption::Adoption;
 use bevy_container::contents::TransferRequest;
 use bevy_container::net::{
-    Answer, ClientRequest, ContainerAccess, ContainerNetPlugin, PendingRequests, Refusal,
-    RemoteRequest, RequestAnswered, RequestLimit, Role,
+    Answer, ClientRequest, ClientRequestAnswered, ContainerAccess, ContainerNetPlugin,
+    PendingRequests, Refusal, RemoteRequest, RequestAnswered, RequestLimit, Role,
 };
 use bevy_container::plugin::*;
 use bevy_container::save::SavedContents;
@@ -718,4 +718,101 @@ fn malformed_bytes_from_a_client_are_dropped_and_change_nothing() {
     g.send(0, Take::new(chest, "arrow", 5));
     g.exchange();
     assert_eq!(g.answers().len(), 1);
+}
+
+#[test]
+fn a_drop_that_would_swap_needs_the_reverse_permissions_too() {
+    let mut g = Game::new();
+    // a donation chest: anyone puts in, nobody but the server takes out
+    let donation = ContainerAccess {
+        take: bevy_container::net::Who::Nobody,
+        ..ContainerAccess::public(None)
+    };
+    g.server.world_mut().entity_mut(g.chest).insert(donation);
+    g.exchange_until_seen();
+    let before = g.totals();
+    let chest = g.seen_by(0, g.chest).expect("seen");
+    let pack = g.seen_by(0, g.packs[0]).expect("seen");
+    // the pack's 4 berries dropped on the chest's lantern (slot 5): a swap
+    // would hand the lantern out
+    assert_eq!(g.slots(g.chest)[5], Some(("lantern".into(), 1)));
+    g.send(
+        0,
+        Transfer {
+            from: pack,
+            to: chest,
+            request: TransferRequest::from_slot(0, 4).to_slot(5),
+        },
+    );
+    g.exchange();
+    let answers = g.answers();
+    assert_eq!(
+        answers[0].1.answer,
+        Answer::Refused(Refusal::NotAllowed {
+            role: Role::To,
+            needs: bevy_container::net::Permission::Take
+        })
+    );
+    assert_eq!(g.totals(), before);
+    assert_eq!(g.slots(g.chest)[5], Some(("lantern".into(), 1)));
+    // a plain donation goes in
+    g.send(
+        0,
+        Transfer {
+            from: pack,
+            to: chest,
+            request: TransferRequest::from_slot(0, 4),
+        },
+    );
+    g.exchange();
+    assert!(matches!(&g.answers()[0].1.answer, Answer::Transferred(t) if t.moved > 0));
+}
+
+#[test]
+fn a_client_that_is_not_authorized_acts_on_nothing() {
+    let mut g = Game::new();
+    let before = g.totals();
+    // a connection that never passed the protocol check
+    let stranger = g
+        .server
+        .world_mut()
+        .spawn(ConnectedClient { max_size: 1200 })
+        .id();
+    g.server.world_mut().write_message(FromClient {
+        client_id: ClientId::Client(stranger),
+        message: ClientRequest {
+            id: 1,
+            request: RemoteRequest::Take {
+                container: g.chest,
+                item: "arrow".into(),
+                amount: 5,
+                slot: None,
+            },
+        },
+    });
+    g.server.update();
+    let answers = g.answers();
+    assert_eq!(answers.len(), 1);
+    assert!(matches!(
+        answers[0].1.answer,
+        Answer::Refused(Refusal::NotAllowed { .. })
+    ));
+    assert_eq!(g.totals(), before);
+}
+
+#[test]
+fn the_server_hears_who_asked_what() {
+    let mut g = Game::new();
+    let chest = g.seen_by(1, g.chest).expect("seen");
+    g.send(1, Take::new(chest, "arrow", 3));
+    g.exchange();
+    let heard: Vec<ClientRequestAnswered> = g
+        .server
+        .world_mut()
+        .resource_mut::<Messages<ClientRequestAnswered>>()
+        .drain()
+        .collect();
+    assert_eq!(heard.len(), 1);
+    assert_eq!(heard[0].client, g.client_entity(1));
+    assert!(matches!(&heard[0].answer, Answer::Taken(t) if t.taken == 3));
 }

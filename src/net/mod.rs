@@ -57,8 +57,8 @@ use bevy_replicon::prelude::*;
 pub use access::{ContainerAccess, Permission, Who};
 pub use replica::{ContainerReplica, ReplicaChange};
 pub use request::{
-    Answer, ClientRequest, PendingRequests, Refusal, RemoteRequest, RequestAnswered, RequestLimit,
-    Role,
+    Answer, ClientRequest, ClientRequestAnswered, PendingRequests, Refusal, RemoteRequest,
+    RequestAnswered, RequestLimit, Role,
 };
 
 use crate::plugin::{
@@ -75,6 +75,7 @@ impl Plugin for ContainerNetPlugin {
             .init_resource::<request::PendingRequests>()
             .add_mapped_client_message::<ClientRequest>(Channel::Ordered)
             .add_server_message::<RequestAnswered>(Channel::Ordered)
+            .add_message::<ClientRequestAnswered>()
             .replicate_diff::<ContainerReplica>()
             .replicate::<ContainerSlotRules>()
             .replicate::<LoosePickup>()
@@ -89,7 +90,7 @@ impl Plugin for ContainerNetPlugin {
                 OnExit(ClientState::Connected),
                 (
                     |mut commands: Commands| commands.remove_resource::<AnsweredByServer>(),
-                    request::abandon_pending,
+                    (request::abandon_pending, forget_replicas).chain(),
                 ),
             )
             .add_systems(
@@ -103,8 +104,10 @@ impl Plugin for ContainerNetPlugin {
                         .run_if(in_state(ServerState::Running))
                         .in_set(ContainerSystems::Requests)
                         .before(handle_requests),
-                    (request::forward_requests, request::receive_answers)
-                        .run_if(in_state(ClientState::Connected))
+                    (
+                        request::forward_requests,
+                        request::receive_answers.run_if(in_state(ClientState::Connected)),
+                    )
                         .in_set(ContainerSystems::Requests)
                         .before(handle_requests),
                     replica::publish_replicas
@@ -131,6 +134,21 @@ fn replicate_pickups(
     mut commands: Commands,
 ) {
     if !remote.contains(add.entity) {
-        commands.entity(add.entity).insert(Replicated);
+        commands.entity(add.entity).try_insert(Replicated);
+    }
+}
+
+/// The client's copies of the server's containers and pickups.
+type ServersCopies = (
+    With<Remote>,
+    Or<(With<ContainerReplica>, With<LoosePickup>)>,
+);
+
+/// Client: when the connection goes, so does its copy of the server's
+/// containers and pickups (replicon keeps them): a stale copy would answer
+/// requests locally, and the next connection sends fresh ones.
+fn forget_replicas(copies: Query<Entity, ServersCopies>, mut commands: Commands) {
+    for e in &copies {
+        commands.entity(e).try_despawn();
     }
 }

@@ -194,15 +194,19 @@ pub(crate) fn publish_replicas(containers: Published, mut commands: Commands) {
             Some(r) if r.adoption == *adoption => {
                 let changes = r.changes_to(engine);
                 if !changes.is_empty() {
-                    commands
-                        .entity(entity)
-                        .apply_diff::<ContainerReplica>(changes);
+                    // the container may be despawned by the game's commands
+                    // of this frame before these apply
+                    commands.queue(move |world: &mut World| {
+                        if let Ok(mut e) = world.get_entity_mut(entity) {
+                            let _ = e.apply_diff::<ContainerReplica>(changes);
+                        }
+                    });
                 }
             }
             _ => {
                 commands
                     .entity(entity)
-                    .insert((Replicated, ContainerReplica::of(engine, adoption)));
+                    .try_insert((Replicated, ContainerReplica::of(engine, adoption)));
             }
         }
     }
@@ -247,7 +251,7 @@ pub(crate) fn adopt_replicas(
                     AssetId::Index { .. } => assets.get_strong_handle(id),
                 })
                 .unwrap_or_else(|| server.load(replica.adoption.path.clone()));
-            commands.entity(entity).insert((
+            commands.entity(entity).try_insert((
                 Container::new(handle),
                 ContainerContents::with_pending(save),
                 // the server settles what a container holds when it goes;

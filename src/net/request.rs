@@ -174,6 +174,34 @@ pub struct RequestAnswered {
     pub answer: Answer,
 }
 
+/// Server: a client's request was answered (a message on the server,
+/// written for every request of a connected client, refused ones too), so
+/// the game knows who did what: a take's items are now that client's
+/// character's to credit, a shop's sale is that buyer's to charge.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::net::{Answer, ClientRequestAnswered};
+///
+/// fn credit_takers(mut answered: MessageReader<ClientRequestAnswered>) {
+///     for a in answered.read() {
+///         if let Answer::Taken(t) = &a.answer {
+///             info!("client {} took {} {}", a.client, t.taken, t.item);
+///         }
+///     }
+/// }
+/// # let _ = credit_takers;
+/// ```
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct ClientRequestAnswered {
+    /// The client's entity on the server.
+    pub client: Entity,
+    /// What it asked, with the server's entities.
+    pub request: RemoteRequest,
+    /// The answer it was sent.
+    pub answer: Answer,
+}
+
 /// How many requests the server answers from one client in one tick; the
 /// rest are refused with [`Refusal::TooManyRequests`].
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,6 +239,7 @@ fn refusal_of(why: &NotAnswered, role_of: impl Fn(Entity) -> Role) -> Refusal {
 pub(crate) struct Gate<'w, 's> {
     access: Query<'w, 's, &'static ContainerAccess>,
     containers: Query<'w, 's, (), With<Container>>,
+    authorized: Query<'w, 's, (), With<AuthorizedClient>>,
 }
 
 impl Gate<'_, '_> {
@@ -228,6 +257,14 @@ impl Gate<'_, '_> {
         let Some(client) = client else {
             return Ok(());
         };
+        // a client that has not passed replicon's protocol check (or the
+        // game's own login, which inserts `AuthorizedClient`) acts on nothing
+        if !self.authorized.contains(client) {
+            return Err(NotAnswered::NotAllowed {
+                container,
+                needs: permission,
+            });
+        }
         match self.access.get(container) {
             Ok(a) if a.allows(client, permission) => Ok(()),
             _ => Err(NotAnswered::NotAllowed {
@@ -247,6 +284,7 @@ pub(crate) fn answer_clients(
     limit: Res<RequestLimit>,
     mut ops: Containers,
     mut answers: MessageWriter<ToClients<RequestAnswered>>,
+    mut answered: MessageWriter<ClientRequestAnswered>,
     mut per_client: Local<BTreeMap<ClientId, u32>>,
 ) {
     per_client.clear();
@@ -259,6 +297,13 @@ pub(crate) fn answer_clients(
         } else {
             answer(&gate, client, &message.request, &mut ops)
         };
+        if let Some(client) = client {
+            answered.write(ClientRequestAnswered {
+                client,
+                request: message.request.clone(),
+                answer: answer.clone(),
+            });
+        }
         answers.write(ToClients {
             targets: SendTargets::Single(*client_id),
             message: RequestAnswered {
@@ -292,9 +337,17 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
         RemoteRequest::Transfer { from, to, request } => {
             let (f, t) = (*from, *to);
             let role = move |e: Entity| if e == f { Role::From } else { Role::To };
-            let checked = gate
+            let mut checked = gate
                 .check(client, f, Permission::Take)
                 .and_then(|()| gate.check(client, t, Permission::Put));
+            // a drop onto another type's stack may swap the two: the
+            // target's stack comes back, so it is a take from the target
+            // and a put into the source too
+            if checked.is_ok() && f != t && may_swap(ops, f, t, request) {
+                checked = gate
+                    .check(client, t, Permission::Take)
+                    .and_then(|()| gate.check(client, f, Permission::Put));
+            }
             if let Err(why) = checked {
                 return refused(why, &role);
             }
@@ -355,6 +408,23 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
     }
 }
 
+/// Whether a transfer names both slots and its target slot holds a type
+/// other than its source slot's: the two stacks may swap.
+fn may_swap(ops: &Containers, from: Entity, to: Entity, r: &TransferRequest) -> bool {
+    let (Some(fs), Some(ts)) = (r.from_slot, r.to_slot) else {
+        return false;
+    };
+    let slot = |e: Entity, i: u32| {
+        ops.contents(e)
+            .and_then(|c| c.slots().nth(i as usize).flatten())
+            .map(|s| s.item.clone())
+    };
+    match (slot(from, fs), slot(to, ts)) {
+        (Some(a), Some(b)) => a != b,
+        _ => false,
+    }
+}
+
 /// Client: the requests sent and not answered yet, by number.
 #[derive(Resource, Default, Debug)]
 pub struct PendingRequests {
@@ -394,14 +464,21 @@ impl Outcomes<'_, '_> {
 }
 
 /// Client: sends every container request of the frame to the server, in
-/// order; what only the server may do is refused here.
+/// order; what only the server may do is refused here. It runs in every
+/// frame and forwards only while connected, so a request answered locally
+/// before the connection is never sent again after it.
 pub(crate) fn forward_requests(
+    state: Option<Res<State<ClientState>>>,
     mut requests: MessageReader<ContainerRequest>,
     map: Res<ServerEntityMap>,
     mut pending: ResMut<PendingRequests>,
     mut sent: MessageWriter<ClientRequest>,
     mut out: Outcomes,
 ) {
+    if state.is_none_or(|s| *s.get() != ClientState::Connected) {
+        requests.clear();
+        return;
+    }
     for r in requests.read() {
         let remote = match r.clone() {
             ContainerRequest::Take(Take {

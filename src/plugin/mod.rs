@@ -175,7 +175,7 @@ impl Plugin for ContainerPlugin {
                 self.schedule,
                 (
                     watch::watch_observers,
-                    systems::handle_requests.run_if(systems::answers_locally),
+                    systems::handle_requests,
                     guard::note_written,
                 )
                     .chain()

@@ -74,11 +74,6 @@ pub(crate) fn forget_stale_rules(
 #[derive(Resource)]
 pub(crate) struct AnsweredByServer;
 
-/// Whether requests are answered here (not by a server).
-pub(crate) fn answers_locally(elsewhere: Option<Res<AnsweredByServer>>) -> bool {
-    elsewhere.is_none()
-}
-
 /// Saves read back with a world (a `DynamicWorld`) whose migration to the
 /// current rules forced items out: settled by [`settle_loaded_saves`].
 #[derive(Resource, Default)]
@@ -338,7 +333,14 @@ pub(crate) fn handle_requests(
     parallelism: Res<ContainerParallelism>,
     mut scratch: ResMut<FrameScratch>,
     mut stats: ResMut<ContainerFrameStats>,
+    elsewhere: Option<Res<AnsweredByServer>>,
 ) {
+    // a networked client's requests are the server's to answer; they are
+    // read here all the same, so none is answered late once it is not
+    if elsewhere.is_some() {
+        requests.clear();
+        return;
+    }
     let frame: Vec<&ContainerRequest> = requests.read().collect();
     *stats = answer_frame(&frame, &mut ops, *parallelism, &mut scratch);
 }

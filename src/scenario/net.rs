@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::ecs::{self, Outcome, Recorded, World};
 use super::{Action, Request, Scenario, Step, StepOutcome};
-use crate::net::{ContainerAccess, ContainerNetPlugin};
+use crate::net::{ContainerAccess, ContainerNetPlugin, RequestLimit};
 use crate::plugin::{ContainerContents, LoosePickup};
 use crate::save::SavedContents;
 
@@ -31,6 +31,8 @@ fn networked(app: &mut App) {
         RepliconPlugins.set(ServerPlugin::new(PostUpdate)),
         ContainerNetPlugin,
     ));
+    // a frame of the scenario may hold any number of a player's steps
+    app.insert_resource(RequestLimit(u32::MAX));
     app.finish();
     app.cleanup();
 }
