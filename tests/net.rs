@@ -21,7 +21,7 @@ use bevy_container::adoption::Adoption;
 use bevy_container::contents::TransferRequest;
 use bevy_container::net::{
     Answer, ClientRequest, ClientRequestAnswered, ContainerAccess, ContainerNetPlugin,
-    PendingRequests, Refusal, RemoteRequest, RequestAnswered, RequestLimit, Role,
+    PendingRequests, Refusal, RemoteRequest, RequestAnswered, RequestsPerTick, Role,
 };
 use bevy_container::plugin::*;
 use bevy_container::save::SavedContents;
@@ -420,7 +420,7 @@ fn a_client_cannot_deliver_resize_or_empty_and_the_server_never_hears_of_it() {
 fn ten_thousand_requests_in_one_tick_are_answered_up_to_the_limit() {
     let mut g = Game::new();
     let before = g.totals();
-    let limit = g.server.world().resource::<RequestLimit>().0 as usize;
+    let limit = g.server.world().resource::<RequestsPerTick>().0 as usize;
     let chest = g.seen_by(0, g.chest).expect("seen");
     let pack = g.seen_by(0, g.packs[0]).expect("seen");
     for n in 0..10_000u32 {

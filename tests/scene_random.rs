@@ -56,7 +56,7 @@ use bevy_container::decimal::Decimal;
 use bevy_container::plugin::scene;
 use bevy_container::plugin::*;
 use bevy_container::save::SavedContents;
-use common::{Rng, adoption_json, read, send, slot_answers};
+use common::{Rng, adoption_json, kinds, read, send, slot_answers};
 use serde_json::json;
 
 /// How many random worlds.
@@ -127,60 +127,12 @@ impl Kind {
     fn adoption(self) -> Adoption {
         match self {
             Kind::Bag => common::seed(),
-            Kind::Chest => chest(),
-            Kind::Deck => deck(),
-            Kind::Armory => armory(),
+            Kind::Chest => kinds::oldest_first_chest(),
+            Kind::Deck => kinds::point_deck(),
+            Kind::Armory => kinds::armory(),
             Kind::Stash => stash(),
         }
     }
-}
-
-/// A chest whose takes go oldest-first (as in `scene_save`).
-fn chest() -> Adoption {
-    let mut answers = slot_answers("left-where-it-is");
-    answers["draw-order"] = json!("oldest-first");
-    read(&adoption_json(
-        answers,
-        6,
-        0.0,
-        json!([
-            {"id": "potion", "stack-limit": 5, "when-forced-out": "dropped-nearby", "forced-out-order": 2},
-            {"id": "arrow", "stack-limit": 20, "when-forced-out": "destroyed", "forced-out-order": 1},
-        ]),
-    ))
-}
-
-/// A slotless deck with a thirty-point budget (as in `scene_save`).
-fn deck() -> Adoption {
-    read(&adoption_json(
-        json!({"capacity-limit": "size-budget", "partial-acceptance": "all-or-nothing",
-               "draw-order": "not-applicable", "type-restriction": "any-item"}),
-        0,
-        30.0,
-        json!([
-            {"id": "fireball", "size": 4, "when-forced-out": "moved-to-another-store", "forced-out-order": 2},
-            {"id": "shield", "size": 3, "when-forced-out": "destroyed", "forced-out-order": 1},
-            {"id": "token", "size": 0, "when-forced-out": "dropped-nearby", "forced-out-order": 3},
-        ]),
-    ))
-}
-
-/// An equipment rack: each slot accepts its own types (as in `scene_save`).
-fn armory() -> Adoption {
-    let mut answers = slot_answers("left-where-it-is");
-    answers["fill-order"] = json!("first-slot-that-fits");
-    answers["type-restriction"] = json!("by-slot");
-    read(&adoption_json(
-        answers,
-        3,
-        0.0,
-        json!([
-            {"id": "helmet", "slot-rules-declared-in": "02-mechanics.md#equipment", "stack-limit": 1,
-             "when-forced-out": "dropped-nearby", "forced-out-order": 1},
-            {"id": "potion", "slot-rules-declared-in": "02-mechanics.md#equipment", "stack-limit": 5,
-             "when-forced-out": "never"},
-        ]),
-    ))
 }
 
 /// A small stash: its leftovers go to its store, its takes newest-first.

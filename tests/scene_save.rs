@@ -24,9 +24,8 @@ use bevy_container::decimal::Decimal;
 use bevy_container::plugin::scene::{self, SceneError};
 use bevy_container::plugin::*;
 use bevy_container::save::SavedContents;
-use common::{Seen, adoption_json, read, seed, send, slot_answers};
+use common::{Seen, kinds, seed, send};
 use serde::de::DeserializeSeed;
-use serde_json::json;
 
 const BAG: u128 = 0x5CE4_E000_0001;
 const CHEST: u128 = 0x5CE4_E000_0002;
@@ -61,60 +60,12 @@ fn game(adoptions: &[(u128, Adoption)]) -> App {
     app
 }
 
-/// A chest whose takes go oldest-first.
-fn chest() -> Adoption {
-    let mut answers = slot_answers("left-where-it-is");
-    answers["draw-order"] = json!("oldest-first");
-    read(&adoption_json(
-        answers,
-        6,
-        0.0,
-        json!([
-            {"id": "potion", "stack-limit": 5, "when-forced-out": "dropped-nearby", "forced-out-order": 2},
-            {"id": "arrow", "stack-limit": 20, "when-forced-out": "destroyed", "forced-out-order": 1},
-        ]),
-    ))
-}
-
-/// A slotless deck with a thirty-point budget.
-fn deck() -> Adoption {
-    read(&adoption_json(
-        json!({"capacity-limit": "size-budget", "partial-acceptance": "all-or-nothing",
-               "draw-order": "not-applicable", "type-restriction": "any-item"}),
-        0,
-        30.0,
-        json!([
-            {"id": "fireball", "size": 4, "when-forced-out": "moved-to-another-store", "forced-out-order": 2},
-            {"id": "shield", "size": 3, "when-forced-out": "destroyed", "forced-out-order": 1},
-            {"id": "token", "size": 0, "when-forced-out": "dropped-nearby", "forced-out-order": 3},
-        ]),
-    ))
-}
-
-/// An equipment rack: each slot accepts its own types.
-fn armory() -> Adoption {
-    let mut answers = slot_answers("left-where-it-is");
-    answers["fill-order"] = json!("first-slot-that-fits");
-    answers["type-restriction"] = json!("by-slot");
-    read(&adoption_json(
-        answers,
-        3,
-        0.0,
-        json!([
-            {"id": "helmet", "slot-rules-declared-in": "02-mechanics.md#equipment", "stack-limit": 1,
-             "when-forced-out": "dropped-nearby", "forced-out-order": 1},
-            {"id": "potion", "slot-rules-declared-in": "02-mechanics.md#equipment", "stack-limit": 5,
-             "when-forced-out": "never"},
-        ]),
-    ))
-}
-
 fn originals() -> Vec<(u128, Adoption)> {
     vec![
         (BAG, seed()),
-        (CHEST, chest()),
-        (DECK, deck()),
-        (ARMORY, armory()),
+        (CHEST, kinds::oldest_first_chest()),
+        (DECK, kinds::point_deck()),
+        (ARMORY, kinds::armory()),
     ]
 }
 

@@ -67,8 +67,6 @@ fn same(s: Option<&Stack>, saved: Option<&SavedStack>) -> bool {
     }
 }
 
-/// What a network replica of the contents reads (feature `replicon`).
-#[cfg(feature = "replicon")]
 impl Contents {
     /// How many slots a save lists.
     pub(crate) fn saved_slot_len(&self) -> usize {
@@ -80,6 +78,27 @@ impl Contents {
         self.slots.get(i)?.as_ref().map(saved)
     }
 
+    /// The holdings as a save lists them.
+    pub(crate) fn saved_holdings(&self) -> Vec<SavedStack> {
+        self.holdings.values().map(saved).collect()
+    }
+
+    /// The capacity in force as a save lists it: whether it is the
+    /// container's own (a torn strap), the slot count, the budget's text.
+    pub(crate) fn saved_capacity(&self) -> (bool, u32, String) {
+        let resized = self.limits.slot_count != self.rules.slot_count
+            || self.limits.size_budget != self.rules.size_budget;
+        (
+            resized,
+            self.limits.slot_count,
+            self.limits.size_budget.to_string(),
+        )
+    }
+}
+
+/// What a network replica compares with the contents (feature `replicon`).
+#[cfg(feature = "replicon")]
+impl Contents {
     /// Whether slot `i` is `was` (as saved), without building its saved form.
     pub(crate) fn slot_is(&self, i: usize, was: Option<&SavedStack>) -> bool {
         same(self.slots.get(i).and_then(Option::as_ref), was)
@@ -95,11 +114,6 @@ impl Contents {
                 .all(|(s, v)| same(Some(s), Some(v)))
     }
 
-    /// The holdings as a save lists them.
-    pub(crate) fn saved_holdings(&self) -> Vec<SavedStack> {
-        self.holdings.values().map(saved).collect()
-    }
-
     /// The container-wide counter of the draw-order bookkeeping.
     pub(crate) fn counter(&self) -> u64 {
         self.counter
@@ -109,19 +123,18 @@ impl Contents {
 impl Contents {
     /// The contents as a save, made under `adoption`.
     pub fn save(&self, adoption: &AdoptionId) -> SavedContents {
+        let (resized, slot_count, size_budget) = self.saved_capacity();
         SavedContents {
             format: SAVE_FORMAT,
             adoption: adoption.clone(),
-            resized: self.limits.slot_count != self.rules.slot_count
-                || self.limits.size_budget != self.rules.size_budget,
-            slot_count: self.limits.slot_count,
-            size_budget: self.limits.size_budget.to_string(),
+            resized,
+            slot_count,
+            size_budget,
             counter: self.counter,
-            slots: self.slots[..self.slot_len().min(self.slots.len())]
-                .iter()
-                .map(|s| s.as_ref().map(saved))
+            slots: (0..self.saved_slot_len())
+                .map(|i| self.saved_slot(i))
                 .collect(),
-            holdings: self.holdings.values().map(saved).collect(),
+            holdings: self.saved_holdings(),
             rows: self
                 .totals()
                 .keys()

@@ -18,7 +18,7 @@
 //!   only to the clients it lets view. Each request is checked for the
 //!   permissions it needs (take from the source, put into the target);
 //!   a refusal names the one missing. One client's requests beyond
-//!   [`RequestLimit`] in one tick are refused.
+//!   [`RequestsPerTick`] in one tick are refused.
 //! - **Replication.** A container's contents replicate as a
 //!   [`ContainerReplica`] whose changes are sent as diffs: one changed slot
 //!   of a 10,000-slot bank sends that slot. On the client the replica
@@ -58,7 +58,7 @@ pub use access::{ContainerAccess, Permission, Who};
 pub use replica::{ContainerReplica, ReplicaChange};
 pub use request::{
     Answer, ClientRequest, ClientRequestAnswered, PendingRequests, Refusal, RemoteRequest,
-    RequestAnswered, RequestLimit, Role,
+    RequestAnswered, RequestsPerTick, Role,
 };
 
 use crate::plugin::{
@@ -71,7 +71,7 @@ pub struct ContainerNetPlugin;
 
 impl Plugin for ContainerNetPlugin {
     fn build(&self, app: &mut App) {
-        app.init_resource::<RequestLimit>()
+        app.init_resource::<RequestsPerTick>()
             .init_resource::<request::PendingRequests>()
             .add_mapped_client_message::<ClientRequest>(Channel::Ordered)
             .add_server_message::<RequestAnswered>(Channel::Ordered)

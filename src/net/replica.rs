@@ -13,30 +13,16 @@ use crate::plugin::{
     AdoptionAsset, CompiledRules, Container, ContainerContents, ContainerSlotRules,
     ContainerTuning, DespawnPolicy,
 };
-use crate::save::{AdoptionId, SAVE_FORMAT, SavedContents, SavedStack};
+use crate::save::{AdoptionId, SavedContents, SavedStack};
 
-/// A container's contents as its clients see them: the adoption, the
-/// capacity in force, the draw-order counter and every slot (or, slotless,
-/// every holding). The server writes it from the engine after every change
-/// as diffs; a client rebuilds its [`ContainerContents`] from it.
+/// A container's contents as its clients see them: its save (the
+/// adoption, the capacity in force, the draw-order counter, every slot or
+/// holding), kept by the server from the engine after every change and sent
+/// as diffs; a client loads its [`ContainerContents`] from it. The save's
+/// `rows` stay empty: a client loads under the same adoption, so no type
+/// leaves by an old rule.
 #[derive(Component, Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ContainerReplica {
-    /// The adoption whose rules are in force (the client loads the same
-    /// file).
-    pub adoption: AdoptionId,
-    /// Whether the capacity is the container's own (a torn strap).
-    pub resized: bool,
-    /// The slot count in force.
-    pub slot_count: u32,
-    /// The size budget in force, as exact decimal text.
-    pub size_budget: String,
-    /// The draw-order counter.
-    pub counter: u64,
-    /// Each slot, `None` when empty.
-    pub slots: Vec<Option<SavedStack>>,
-    /// The holdings by type, sorted (slotless containers).
-    pub holdings: Vec<SavedStack>,
-}
+pub struct ContainerReplica(pub SavedContents);
 
 /// One change of a [`ContainerReplica`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,10 +52,11 @@ impl Diffable for ContainerReplica {
     type Diff = Vec<ReplicaChange>;
 
     fn apply_diff(&mut self, diff: &Self::Diff) -> Result<()> {
+        let save = &mut self.0;
         for change in diff {
             match change {
                 ReplicaChange::Slot(i, stack) => {
-                    let slot = self
+                    let slot = save
                         .slots
                         .get_mut(*i as usize)
                         .ok_or_else(|| format!("replica has no slot {i}"))?;
@@ -77,19 +64,19 @@ impl Diffable for ContainerReplica {
                 }
                 ReplicaChange::SlotLen(n) => {
                     let n = (*n).min(crate::limits::MAX_SLOTS) as usize;
-                    self.slots.resize(n, None);
+                    save.slots.resize(n, None);
                 }
-                ReplicaChange::Holdings(h) => self.holdings = h.clone(),
+                ReplicaChange::Holdings(h) => save.holdings = h.clone(),
                 ReplicaChange::Capacity {
                     resized,
                     slot_count,
                     size_budget,
                 } => {
-                    self.resized = *resized;
-                    self.slot_count = *slot_count;
-                    self.size_budget = size_budget.clone();
+                    save.resized = *resized;
+                    save.slot_count = *slot_count;
+                    save.size_budget = size_budget.clone();
                 }
-                ReplicaChange::Counter(c) => self.counter = *c,
+                ReplicaChange::Counter(c) => save.counter = *c,
             }
         }
         Ok(())
@@ -99,72 +86,41 @@ impl Diffable for ContainerReplica {
 impl ContainerReplica {
     /// The replica of `engine`, whose rules come from `adoption`.
     pub(crate) fn of(engine: &Contents, adoption: &AdoptionId) -> ContainerReplica {
-        let limits = engine.limits();
-        ContainerReplica {
-            adoption: adoption.clone(),
-            resized: limits.slot_count != engine.rules().slot_count
-                || limits.size_budget != engine.rules().size_budget,
-            slot_count: limits.slot_count,
-            size_budget: limits.size_budget.to_string(),
-            counter: engine.counter(),
-            slots: (0..engine.saved_slot_len())
-                .map(|i| engine.saved_slot(i))
-                .collect(),
-            holdings: engine.saved_holdings(),
-        }
+        let mut save = engine.save(adoption);
+        save.rows.clear();
+        ContainerReplica(save)
     }
 
     /// What changed from `self` to `engine` (empty when nothing did).
     fn changes_to(&self, engine: &Contents) -> Vec<ReplicaChange> {
+        let was = &self.0;
         let mut out = Vec::new();
-        let limits = engine.limits();
-        let resized = limits.slot_count != engine.rules().slot_count
-            || limits.size_budget != engine.rules().size_budget;
-        let budget = limits.size_budget.to_string();
-        if resized != self.resized
-            || limits.slot_count != self.slot_count
-            || budget != self.size_budget
-        {
+        let (resized, slot_count, size_budget) = engine.saved_capacity();
+        if (resized, slot_count, &size_budget) != (was.resized, was.slot_count, &was.size_budget) {
             out.push(ReplicaChange::Capacity {
                 resized,
-                slot_count: limits.slot_count,
-                size_budget: budget,
+                slot_count,
+                size_budget,
             });
         }
         let len = engine.saved_slot_len();
-        if len != self.slots.len() {
+        if len != was.slots.len() {
             out.push(ReplicaChange::SlotLen(
                 u32::try_from(len).unwrap_or(u32::MAX),
             ));
         }
         for i in 0..len {
-            let was = self.slots.get(i).and_then(Option::as_ref);
-            if !engine.slot_is(i, was) {
+            if !engine.slot_is(i, was.slots.get(i).and_then(Option::as_ref)) {
                 out.push(ReplicaChange::Slot(i as u32, engine.saved_slot(i)));
             }
         }
-        if !engine.holdings_are(&self.holdings) {
+        if !engine.holdings_are(&was.holdings) {
             out.push(ReplicaChange::Holdings(engine.saved_holdings()));
         }
-        if engine.counter() != self.counter {
+        if engine.counter() != was.counter {
             out.push(ReplicaChange::Counter(engine.counter()));
         }
         out
-    }
-
-    /// The replica as a save (for the client's engine to load).
-    pub fn to_save(&self) -> SavedContents {
-        SavedContents {
-            format: SAVE_FORMAT,
-            adoption: self.adoption.clone(),
-            resized: self.resized,
-            slot_count: self.slot_count,
-            size_budget: self.size_budget.clone(),
-            counter: self.counter,
-            slots: self.slots.clone(),
-            holdings: self.holdings.clone(),
-            rows: Vec::new(),
-        }
     }
 }
 
@@ -191,7 +147,7 @@ pub(crate) fn publish_replicas(containers: Published, mut commands: Commands) {
             continue;
         };
         match replica {
-            Some(r) if r.adoption == *adoption => {
+            Some(r) if r.0.adoption == *adoption => {
                 let changes = r.changes_to(engine);
                 if !changes.is_empty() {
                     // the container may be despawned by the game's commands
@@ -238,11 +194,12 @@ pub(crate) fn adopt_replicas(
     mut commands: Commands,
 ) {
     for (entity, replica, container, slot_rules, contents) in &mut replicas {
-        let save = replica.to_save();
+        // the save is cloned only where a container keeps it waiting
+        let save = &replica.0;
         let (Some(container), Some(mut contents)) = (container, contents) else {
             let loaded = assets
                 .iter()
-                .find(|(_, a)| a.id == replica.adoption)
+                .find(|(_, a)| a.id == save.adoption)
                 .map(|(id, _)| id);
             let handle = loaded
                 .and_then(|id| match id {
@@ -250,10 +207,10 @@ pub(crate) fn adopt_replicas(
                     AssetId::Uuid { uuid } => Some(Handle::from(uuid)),
                     AssetId::Index { .. } => assets.get_strong_handle(id),
                 })
-                .unwrap_or_else(|| server.load(replica.adoption.path.clone()));
+                .unwrap_or_else(|| server.load(save.adoption.path.clone()));
             commands.entity(entity).try_insert((
                 Container::new(handle),
-                ContainerContents::with_pending(save),
+                ContainerContents::with_pending(save.clone()),
                 // the server settles what a container holds when it goes;
                 // a client's copy just leaves
                 DespawnPolicy::LeaveWithContents,
@@ -261,18 +218,18 @@ pub(crate) fn adopt_replicas(
             continue;
         };
         let Some(asset) = assets.get(container.adoption.id()) else {
-            contents.set_pending(save);
+            contents.set_pending(save.clone());
             continue;
         };
-        if asset.id != replica.adoption {
+        if asset.id != save.adoption {
             warn!(
                 "container {entity}: the server's adoption {} ({}) differs from this client's ({}); the client's copy may not match",
-                replica.adoption.path, replica.adoption.hash, asset.id.hash
+                save.adoption.path, save.adoption.hash, asset.id.hash
             );
         }
         match compiled.get(container.adoption.id(), asset, &tuning.0) {
-            Ok(rules) => contents.replace_engine(rules, slot_rules, &save, &asset.id),
-            Err(_) => contents.set_pending(save),
+            Ok(rules) => contents.replace_engine(rules, slot_rules, save, &asset.id),
+            Err(_) => contents.set_pending(save.clone()),
         }
     }
 }

@@ -205,11 +205,11 @@ pub struct ClientRequestAnswered {
 /// How many requests the server answers from one client in one tick; the
 /// rest are refused with [`Refusal::TooManyRequests`].
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RequestLimit(pub u32);
+pub struct RequestsPerTick(pub u32);
 
-impl Default for RequestLimit {
-    fn default() -> RequestLimit {
-        RequestLimit(1024)
+impl Default for RequestsPerTick {
+    fn default() -> RequestsPerTick {
+        RequestsPerTick(1024)
     }
 }
 
@@ -281,7 +281,7 @@ impl Gate<'_, '_> {
 pub(crate) fn answer_clients(
     mut requests: MessageReader<FromClient<ClientRequest>>,
     gate: Gate,
-    limit: Res<RequestLimit>,
+    limit: Res<RequestsPerTick>,
     mut ops: Containers,
     mut answers: MessageWriter<ToClients<RequestAnswered>>,
     mut answered: MessageWriter<ClientRequestAnswered>,

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::ecs::{self, Outcome, Recorded, World};
 use super::{Action, Request, Scenario, Step, StepOutcome};
-use crate::net::{ContainerAccess, ContainerNetPlugin, RequestLimit};
+use crate::net::{ContainerAccess, ContainerNetPlugin, RequestsPerTick};
 use crate::plugin::{ContainerContents, LoosePickup};
 use crate::save::SavedContents;
 
@@ -32,7 +32,7 @@ fn networked(app: &mut App) {
         ContainerNetPlugin,
     ));
     // a frame of the scenario may hold any number of a player's steps
-    app.insert_resource(RequestLimit(u32::MAX));
+    app.insert_resource(RequestsPerTick(u32::MAX));
     app.finish();
     app.cleanup();
 }

@@ -6,6 +6,8 @@ use bevy_container::adoption::{self, Adoption, Context};
 use bevy_container::plugin::*;
 use serde_json::{Value, json};
 
+pub mod kinds;
+
 /// Every outcome message seen, in order.
 #[derive(Resource, Default, Debug)]
 pub struct Seen {
