@@ -86,6 +86,7 @@ impl Decimal {
     }
 
     /// `self * amount`, exact.
+    #[inline]
     pub fn times(self, amount: u32) -> Decimal {
         Decimal {
             micros: self.micros * u128::from(amount),
@@ -93,6 +94,7 @@ impl Decimal {
     }
 
     /// `self + other`, exact (sizes are bounded, so this cannot overflow).
+    #[inline]
     pub fn plus(self, other: Decimal) -> Decimal {
         Decimal {
             micros: self.micros.saturating_add(other.micros),
@@ -100,6 +102,7 @@ impl Decimal {
     }
 
     /// `self - other`, or zero when `other` is larger.
+    #[inline]
     pub fn minus(self, other: Decimal) -> Decimal {
         Decimal {
             micros: self.micros.saturating_sub(other.micros),

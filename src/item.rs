@@ -91,6 +91,38 @@ fn intern(s: &str, owned: impl FnOnce() -> Box<str>) -> Option<&'static str> {
     Some(id)
 }
 
+/// Whether two ids have the same text: the same pointer (an interned id
+/// against itself) or the same length and bytes, short ids compared a
+/// word or two at a time.
+#[inline]
+pub(crate) fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if std::ptr::eq(a.as_ptr(), b.as_ptr()) {
+        return true;
+    }
+    match n {
+        // two overlapping loads cover the whole id
+        8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        4..=7 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        _ => a == b,
+    }
+}
+
+/// `N` bytes of `s` from `at` as a number (`N` is 4 or 8 and `at + N` is
+/// within `s`, so the fallback never applies).
+#[inline]
+fn word<const N: usize>(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    if let Some(bytes) = s.get(at..at + N) {
+        w[..N].copy_from_slice(bytes);
+    }
+    u64::from_le_bytes(w)
+}
+
 impl ItemType {
     /// The id as text.
     pub fn as_str(&self) -> &str {
@@ -217,5 +249,40 @@ mod tests {
         assert_eq!(json, "\"torch\"");
         let back: ItemType = serde_json::from_str(&json).unwrap();
         assert_eq!(back, id);
+    }
+}
+
+#[cfg(test)]
+mod same_text_tests {
+    use super::same_text;
+
+    #[test]
+    fn same_text_agrees_with_string_equality() {
+        let ids = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abce",
+            "berries",
+            "berriez",
+            "xerries",
+            "flint-12",
+            "flint-13",
+            "glint-12",
+            "a-long-sixteen-x",
+            "a-long-sixteen-y",
+            "b-long-sixteen-x",
+            "seventeen-letters",
+            "seventeen-letterz",
+        ];
+        for a in ids {
+            for b in ids {
+                let copy = b.to_string();
+                assert_eq!(same_text(a, &copy), a == b, "{a:?} vs {b:?}");
+            }
+            assert!(same_text(a, a));
+        }
     }
 }

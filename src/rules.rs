@@ -311,14 +311,23 @@ impl Rules {
     }
 
     /// The row of a listed type.
+    #[inline]
     pub fn row(&self, item: &str) -> Option<&TypeRule> {
         self.row_index(item).map(|i| &self.rows[i])
     }
 
     /// The position of a listed type's row: a scan for a few rows (faster
     /// than hashing short ids), the index for many.
+    #[inline]
     pub(crate) fn row_index(&self, item: &str) -> Option<usize> {
         if self.rows.len() <= 8 {
+            // the shared ids, when made, compare by pointer first
+            if self.interned.len() == self.rows.len() {
+                return self
+                    .interned
+                    .iter()
+                    .position(|k| crate::item::same_text(k.as_str(), item));
+            }
             self.rows.iter().position(|r| r.id == item)
         } else {
             self.index.get(item).copied()
@@ -331,11 +340,13 @@ impl Rules {
     }
 
     /// Whether the container has slots.
+    #[inline]
     pub fn has_slots(&self) -> bool {
         self.capacity != CapacityLimit::SizeBudget
     }
 
     /// Whether a size budget limits the container.
+    #[inline]
     pub fn has_budget(&self) -> bool {
         matches!(
             self.capacity,
@@ -344,6 +355,7 @@ impl Rules {
     }
 
     /// Whether the slot count limits the container.
+    #[inline]
     pub fn has_slot_limit(&self) -> bool {
         matches!(
             self.capacity,

@@ -101,15 +101,18 @@ impl Contents {
         landed: &[Landing],
         size: crate::decimal::Decimal,
     ) {
-        let mut fresh = std::mem::take(&mut self.scratch);
-        fresh.clear();
+        let mut at = at;
         for l in landed {
             if self.add_to_slot(l.slot, item, l.amount, size) {
-                fresh.push(l.slot);
+                // a stack began: the type's slot list gets it (the type is
+                // numbered at its first stack)
+                let n = match at {
+                    Some(n) => n,
+                    None => *at.insert(self.type_number(item)),
+                };
+                self.by_type.add(n, l.slot);
             }
         }
-        self.index_new(item, at, fresh.iter().copied());
-        self.scratch = fresh;
     }
 
     /// `amount`, capped by what the free budget holds.
@@ -147,21 +150,9 @@ impl Contents {
     }
 
     /// Where up to `want` items of `item` land, by the fill order, without
-    /// changing anything.
-    pub(crate) fn plan_with(
-        &self,
-        item: &str,
-        terms: &TypeTerms,
-        want: u32,
-        own: &[u32],
-    ) -> Landings {
-        let mut plan = Landings::default();
-        self.plan_into(item, terms, want, own, &mut plan);
-        plan
-    }
-
-    /// [`Contents::plan_with`], into `plan` (empty): a delivery plans into
-    /// its outcome's own list, not a copy.
+    /// changing anything: into `plan` (empty), so a delivery or a transfer
+    /// plans into its outcome's own list, not a copy. `own` is the type's
+    /// slots.
     pub(crate) fn plan_into(
         &self,
         item: &str,
@@ -199,6 +190,8 @@ impl Contents {
         let grow_from = self.slots.len() as u32;
         match self.rules.fill {
             FillOrder::TopUpThenFirstEmpty => {
+                // a type that does not stack has no stack to top up
+                let own = if limit > 1 { own } else { &[] };
                 for &s in own {
                     if take(s, own_room(s), plan) {
                         return;

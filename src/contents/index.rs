@@ -3,16 +3,32 @@
 //! that reads a type's slots and later updates them hashes the name once.
 
 use super::ItemType;
-use crate::hash::FxHashMap;
+use crate::item::same_text;
+use std::hash::BuildHasher;
+
+use bevy::platform::collections::HashTable;
+use bevy::platform::hash::FixedHasher;
 
 /// How many types the index keeps before it drops the entries of unlisted
 /// types no longer held.
 const KEEP_EMPTY_TYPES: usize = 64;
 
+/// Up to this many types, a type is found by a scan of a short list rather
+/// than by hashing its name: a backpack holds a handful of types, and
+/// comparing a few lengths (and one pointer, for an interned id) costs
+/// less than hashing the name and comparing it again.
+const FEW: usize = 8;
+
 /// Types to their slot lists.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TypeIndex {
-    ids: FxHashMap<ItemType, u32>,
+    /// Each type and its number, hashed by the type's text and compared
+    /// with [`same_text`] (a pointer, then a word or two, where a `str`
+    /// comparison is a call to `memcmp`).
+    ids: HashTable<(ItemType, u32)>,
+    /// The same entries as `ids` while there are at most [`FEW`] of them
+    /// (empty past that).
+    few: Vec<(ItemType, u32)>,
     lists: Vec<Vec<u32>>,
     /// Per type number, the position of the type's row in the rules (the
     /// index is cleared whenever the rules change).
@@ -26,17 +42,35 @@ pub(crate) struct TypeIndex {
 
 impl TypeIndex {
     /// The type's number and shared id, if indexed.
+    #[inline]
     pub(crate) fn find(&self, item: &str) -> Option<(u32, &ItemType)> {
-        self.ids.get_key_value(item).map(|(k, &i)| (i, k))
+        if self.ids.len() <= FEW {
+            return self
+                .few
+                .iter()
+                .find(|(k, _)| same_text(k.as_str(), item))
+                .map(|(k, i)| (*i, k));
+        }
+        self.find_hashed(item)
+    }
+
+    /// [`Self::find`] past [`FEW`] types.
+    #[inline(never)]
+    fn find_hashed(&self, item: &str) -> Option<(u32, &ItemType)> {
+        self.ids
+            .find(text_hash(item), |(k, _)| same_text(k.as_str(), item))
+            .map(|(k, i)| (*i, k))
     }
 
     /// The slots of the type numbered `at`.
+    #[inline]
     pub(crate) fn list(&self, at: u32) -> &[u32] {
         self.lists.get(at as usize).map_or(&[], Vec::as_slice)
     }
 
     /// The position of the row of the type numbered `at`, as given when it
     /// was numbered.
+    #[inline]
     pub(crate) fn row(&self, at: u32) -> Option<usize> {
         self.rows
             .get(at as usize)
@@ -47,19 +81,20 @@ impl TypeIndex {
 
     /// The number of the type whose stack `slot` holds. Only meaningful
     /// when the slot holds a stack.
+    #[inline]
     pub(crate) fn at_slot(&self, slot: u32) -> Option<u32> {
         self.by_slot.get(slot as usize).copied()
     }
 
     /// The slots of `item` (empty when not indexed).
     pub(crate) fn slots(&self, item: &str) -> &[u32] {
-        self.ids.get(item).map_or(&[], |&i| self.list(i))
+        self.find(item).map_or(&[], |(i, _)| self.list(i))
     }
 
     /// The type's number, indexing it (with no slots, and the row position
     /// `row` gives) when new.
     pub(crate) fn number(&mut self, item: &ItemType, row: impl FnOnce() -> Option<usize>) -> u32 {
-        if let Some(&i) = self.ids.get(item.as_str()) {
+        if let Some((i, _)) = self.find(item.as_str()) {
             return i;
         }
         let row = row().and_then(|r| u32::try_from(r).ok());
@@ -74,12 +109,21 @@ impl TypeIndex {
                 (self.lists.len() - 1) as u32
             }
         };
-        self.ids.insert(item.clone(), i);
+        self.ids
+            .insert_unique(text_hash(item.as_str()), (item.clone(), i), |(k, _)| {
+                text_hash(k.as_str())
+            });
+        if self.ids.len() <= FEW {
+            self.few.push((item.clone(), i));
+        } else {
+            self.few.clear();
+        }
         i
     }
 
     /// Adds `slot`, which now holds a stack, to the list of the type
     /// numbered `at`.
+    #[inline]
     pub(crate) fn add(&mut self, at: u32, slot: u32) {
         let list = &mut self.lists[at as usize];
         match list.last() {
@@ -101,7 +145,7 @@ impl TypeIndex {
 
     /// Records that `item`'s stack moved from `from` to `to`.
     pub(crate) fn move_slot(&mut self, item: &str, from: u32, to: u32) {
-        let Some(&at) = self.ids.get(item) else {
+        let Some((at, _)) = self.find(item) else {
             return;
         };
         let list = &mut self.lists[at as usize];
@@ -113,7 +157,7 @@ impl TypeIndex {
 
     /// The slot list of `item`, to remove slots from, if indexed.
     pub(crate) fn slots_mut(&mut self, item: &str) -> Option<&mut Vec<u32>> {
-        let i = *self.ids.get(item)?;
+        let (i, _) = self.find(item)?;
         Some(&mut self.lists[i as usize])
     }
 
@@ -122,8 +166,9 @@ impl TypeIndex {
     /// keeps its entry, so it is not numbered again when it comes back:
     /// always when it has a row (the rules bound how many such types there
     /// are), else until the index holds [`KEEP_EMPTY_TYPES`] types.
+    #[inline]
     pub(crate) fn unindex(&mut self, at: Option<u32>, item: &str, emptied: &[u32]) {
-        let Some(at) = at.or_else(|| self.ids.get(item).copied()) else {
+        let Some(at) = at.or_else(|| self.find(item).map(|(i, _)| i)) else {
             return;
         };
         let list = &mut self.lists[at as usize];
@@ -144,7 +189,13 @@ impl TypeIndex {
         }
         if list.is_empty() && self.rows[at as usize].is_none() && self.ids.len() > KEEP_EMPTY_TYPES
         {
-            self.ids.remove(item);
+            // past FEW types, `few` is empty already
+            if let Ok(entry) = self
+                .ids
+                .find_entry(text_hash(item), |(k, _)| same_text(k.as_str(), item))
+            {
+                entry.remove();
+            }
             self.free.push(at);
         }
     }
@@ -152,11 +203,19 @@ impl TypeIndex {
     /// Forgets every type.
     pub(crate) fn clear(&mut self) {
         self.ids.clear();
+        self.few.clear();
         self.lists.clear();
         self.rows.clear();
         self.free.clear();
         self.by_slot.clear();
     }
+}
+
+/// The hash of an id's text (Bevy's fixed-seed foldhash), the same for a
+/// `&str` and an [`ItemType`] of that text.
+#[inline]
+fn text_hash(text: &str) -> u64 {
+    FixedHasher.hash_one(text)
 }
 
 #[cfg(test)]
@@ -200,6 +259,27 @@ mod tests {
         index.move_slot("t-3", 6000, 7);
         assert_eq!(index.slots("t-3"), &[7]);
         assert_eq!(index.at_slot(7), Some(at));
+    }
+
+    #[test]
+    fn few_types_and_many_are_found_alike() {
+        let mut index = TypeIndex::default();
+        let types: Vec<ItemType> = (0..20).map(|i| ItemType::from(format!("k-{i}"))).collect();
+        for (i, t) in types.iter().enumerate() {
+            let at = index.number(t, || None);
+            index.add(at, i as u32);
+            // every type numbered so far is found, by its own text or a copy
+            for (j, u) in types[..=i].iter().enumerate() {
+                let copy = u.as_str().to_string();
+                assert_eq!(index.find(&copy).map(|(n, _)| n), Some(j as u32));
+                assert_eq!(index.slots(u.as_str()), &[j as u32]);
+            }
+            assert!(index.find("k-99").is_none());
+        }
+        index.clear();
+        assert!(index.find("k-0").is_none());
+        let at = index.number(&types[5], || None);
+        assert_eq!(index.find("k-5").map(|(n, _)| n), Some(at));
     }
 
     #[test]

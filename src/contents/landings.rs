@@ -43,12 +43,22 @@ impl Default for Repr {
 
 impl Landings {
     /// Adds one landing at the end.
+    #[inline]
     pub fn push(&mut self, landing: Landing) {
+        if let Repr::Inline(len, items) = &mut self.0
+            && let Some(at) = items.get_mut(*len as usize)
+        {
+            *at = landing;
+            *len += 1;
+            return;
+        }
+        self.push_past_inline(landing);
+    }
+
+    /// [`Landings::push`] once the inline room is used.
+    #[inline(never)]
+    fn push_past_inline(&mut self, landing: Landing) {
         match &mut self.0 {
-            Repr::Inline(len, items) if (*len as usize) < INLINE => {
-                items[*len as usize] = landing;
-                *len += 1;
-            }
             Repr::Inline(len, items) => {
                 // a request past four landings often has several more
                 let mut v = Vec::with_capacity(INLINE * 2);
@@ -61,6 +71,7 @@ impl Landings {
     }
 
     /// The landings as a slice.
+    #[inline]
     pub fn as_slice(&self) -> &[Landing] {
         match &self.0 {
             Repr::Inline(len, items) => &items[..*len as usize],
@@ -69,6 +80,7 @@ impl Landings {
     }
 
     /// The landings as a mutable slice.
+    #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [Landing] {
         match &mut self.0 {
             Repr::Inline(len, items) => &mut items[..*len as usize],
@@ -84,12 +96,14 @@ impl Landings {
 
 impl std::ops::Deref for Landings {
     type Target = [Landing];
+    #[inline]
     fn deref(&self) -> &[Landing] {
         self.as_slice()
     }
 }
 
 impl std::ops::DerefMut for Landings {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [Landing] {
         self.as_mut_slice()
     }

@@ -107,6 +107,7 @@ impl SlotRules {
     }
 
     /// Whether slot `slot` accepts `item`.
+    #[inline]
     pub fn accepts(&self, slot: u32, item: &str) -> bool {
         self.accepts
             .get(slot as usize)
@@ -209,6 +210,7 @@ impl Contents {
 
     /// The number of slots shown: the slot count, or for `no-limit` up to the
     /// last occupied slot; zero when slotless.
+    #[inline]
     pub fn slot_len(&self) -> usize {
         if self.rules.has_slot_limit() {
             self.slots.len()
@@ -218,6 +220,7 @@ impl Contents {
     }
 
     /// The stack in `slot`, if any.
+    #[inline]
     pub fn stack(&self, slot: u32) -> Option<&Stack> {
         self.slots.get(slot as usize).and_then(Option::as_ref)
     }
@@ -287,12 +290,27 @@ impl Contents {
         self.occ.resize(len as u32);
     }
 
+    /// `item`'s number in the type index (when indexed) and its row in the
+    /// rules (when listed), found with one lookup by name.
+    #[inline]
+    pub(crate) fn find_type(&self, item: &str) -> (Option<u32>, Option<&crate::rules::TypeRule>) {
+        match self.by_type.find(item) {
+            // an indexed type's row was found when it was indexed
+            Some((at, _)) => (
+                Some(at),
+                self.by_type.row(at).and_then(|r| self.rules.rows.get(r)),
+            ),
+            None => (None, self.rules.row(item)),
+        }
+    }
+
     /// The terms for `item`, or why it may not enter at all.
     pub(crate) fn terms(&self, item: &str) -> Result<TypeTerms, Reason> {
         self.terms_with(item, self.rules.row(item))
     }
 
     /// [`Self::terms`], with the type's row already found.
+    #[inline]
     pub(crate) fn terms_with(
         &self,
         item: &str,
@@ -308,6 +326,7 @@ impl Contents {
     }
 
     /// How many slot indices may be used.
+    #[inline]
     fn slots_available(&self) -> u32 {
         if self.rules.has_slot_limit() {
             self.limits.slot_count
@@ -323,6 +342,7 @@ impl Contents {
         accepts_under(&self.rules, self.slot_rules.as_deref(), slot, item, terms)
     }
 
+    #[inline]
     fn next_counter(&mut self) -> u64 {
         self.counter += 1;
         self.counter
@@ -330,7 +350,8 @@ impl Contents {
 
     /// Adds `amount` of `item` to `slot` (empty or the same type) without
     /// touching the per-type index; returns whether a stack began there
-    /// (the caller indexes new stacks in one go, [`Self::index_new`]).
+    /// (the caller indexes new stacks).
+    #[inline]
     fn add_to_slot(&mut self, slot: u32, item: &ItemType, amount: u32, size: Decimal) -> bool {
         let counter = self.next_counter();
         let s = slot as usize;
@@ -357,24 +378,6 @@ impl Contents {
         }
     }
 
-    /// Adds new stacks of `item` (numbered `at` in the index, when known)
-    /// to its slot list.
-    fn index_new(
-        &mut self,
-        item: &ItemType,
-        at: Option<u32>,
-        slots: impl IntoIterator<Item = u32>,
-    ) {
-        let mut slots = slots.into_iter().peekable();
-        if slots.peek().is_none() {
-            return;
-        }
-        let at = at.unwrap_or_else(|| self.type_number(item));
-        for s in slots {
-            self.by_type.add(at, s);
-        }
-    }
-
     /// Removes emptied slots from `item`'s slot list.
     fn unindex(&mut self, item: &str, emptied: &[u32]) {
         self.by_type.unindex(None, item, emptied);
@@ -382,6 +385,7 @@ impl Contents {
 
     /// Removes up to `amount` from `slot` without touching the per-type
     /// index; returns how many left and whether the slot is now empty.
+    #[inline]
     fn remove_from_slot(&mut self, slot: u32, amount: u32, size: Decimal) -> (u32, bool) {
         let s = slot as usize;
         let Some(stack) = self.slots.get_mut(s).and_then(Option::as_mut) else {

@@ -43,6 +43,7 @@ impl Occupancy {
     }
 
     /// Marks `slot` occupied.
+    #[inline]
     pub fn set(&mut self, slot: u32) {
         let (w, b) = (slot as usize / 64, slot % 64);
         if self.words[w] & (1 << b) == 0 {
@@ -55,6 +56,7 @@ impl Occupancy {
     }
 
     /// Marks `slot` free.
+    #[inline]
     pub fn clear(&mut self, slot: u32) {
         let (w, b) = (slot as usize / 64, slot % 64);
         if let Some(word) = self.words.get_mut(w)
@@ -82,6 +84,7 @@ impl Occupancy {
     }
 
     /// The last occupied slot.
+    #[inline]
     pub fn last_occupied(&self) -> Option<u32> {
         self.words
             .iter()
@@ -93,6 +96,7 @@ impl Occupancy {
 
     /// The first free slot at or after `from`, below `end` and the tracked
     /// length.
+    #[inline]
     pub fn next_free(&self, from: u32, end: u32) -> Option<u32> {
         let end = end.min(self.len);
         if from >= end {
@@ -110,6 +114,7 @@ impl Occupancy {
     }
 
     /// The first word at or after `from` with a free slot.
+    #[inline]
     fn next_open_word(&self, from: usize) -> Option<usize> {
         let mut i = from / 64;
         let mut mask = u64::MAX << (from % 64);
@@ -126,6 +131,7 @@ impl Occupancy {
     }
 
     /// Free slots in ascending order, below `end`.
+    #[inline]
     pub fn frees(&self, end: u32) -> impl Iterator<Item = u32> + '_ {
         let mut next = self.next_free(0, end);
         std::iter::from_fn(move || {

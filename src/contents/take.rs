@@ -1,6 +1,7 @@
 //! Take: the game or the player asks for items (spec section 5).
 
 use super::{Contents, ItemType, Landing, Landings, Reason, Taken};
+use crate::item::same_text;
 use crate::rules::DrawOrder;
 
 impl Contents {
@@ -18,6 +19,14 @@ impl Contents {
 
     /// [`Contents::take`] or [`Contents::take_from`], by whether a slot is given.
     pub fn take_inner(&mut self, item: &str, amount: u32, slot: Option<u32>) -> Taken {
+        // the player's click on a stack of that type: no lookup by name
+        if let Some(s) = slot
+            && let Some(stack) = self.stack(s)
+            && same_text(stack.item.as_str(), item)
+        {
+            let id = stack.item.clone();
+            return self.take_stack(id, s, amount);
+        }
         // one lookup for the shared id and the stacks to draw from, copied
         // into the reused scratch list
         let mut order = std::mem::take(&mut self.scratch);
@@ -51,11 +60,57 @@ impl Contents {
     /// ```
     pub fn take_slot(&mut self, slot: u32, amount: u32) -> Option<Taken> {
         let id = self.stack(slot)?.item.clone();
-        // the slot holds a stack, so the index knows its type's number
-        let at = self.by_type.at_slot(slot);
-        let mut order = std::mem::take(&mut self.scratch);
-        order.clear();
-        Some(self.draw(id, at, amount, Some(slot), order))
+        Some(self.take_stack(id, slot, amount))
+    }
+
+    /// Takes up to `amount` from the stack of `id` in `slot`, which holds
+    /// one: what [`Contents::draw`] does for a named slot, without its
+    /// general case (no draw order, no refusal, one slot).
+    fn take_stack(&mut self, id: ItemType, slot: u32, amount: u32) -> Taken {
+        let mut out = Taken {
+            item: id,
+            asked: amount,
+            taken: 0,
+            shortfall: amount,
+            from: Landings::default(),
+            refused: None,
+        };
+        if amount == 0 {
+            return out;
+        }
+        let n = self.take_at(&out.item, slot, amount, &mut out.from);
+        out.taken = n;
+        out.shortfall = amount - n;
+        out
+    }
+
+    /// Takes up to `amount` (at least one) from the stack of `item` in
+    /// `slot`, which holds one, noting the slot in `from`; returns how many
+    /// left.
+    pub(crate) fn take_at(
+        &mut self,
+        item: &ItemType,
+        slot: u32,
+        amount: u32,
+        from: &mut Landings,
+    ) -> u32 {
+        let size = if self.rules.has_budget() {
+            // the slot holds a stack, so the index knows its type's number
+            let at = self.by_type.at_slot(slot);
+            at.and_then(|at| self.by_type.row(at))
+                .and_then(|r| self.rules.rows.get(r))
+                .map(|r| r.size)
+                .unwrap_or_default()
+        } else {
+            crate::decimal::Decimal::ZERO
+        };
+        let (n, emptied) = self.remove_from_slot(slot, amount, size);
+        if emptied {
+            let at = self.by_type.at_slot(slot);
+            self.by_type.unindex(at, item.as_str(), &[slot]);
+        }
+        from.push(Landing { slot, amount: n });
+        n
     }
 
     /// Draws up to `amount` of `id` (numbered `at` in the type index, when

@@ -151,10 +151,11 @@ struct Source {
     whole: Option<u32>,
 }
 
-/// How many the target admits, and where.
+/// How many the target admits.
 enum Admit {
-    /// This many, by the fill order (this plan) or into the named slot.
-    Fits(u32, Option<Landings>),
+    /// This many, by the fill order (planned into the caller's list) or
+    /// into the named slot.
+    Fits(u32),
     /// The named slot holds another type; a swap may be possible.
     Other(Stack),
 }
@@ -183,11 +184,13 @@ impl Contents {
         if slot.is_some() && !self.rules.has_slots() {
             return Err(Reason::NoSlots);
         }
-        let terms = self.terms(item)?;
-        match self.admit(item, &terms, amount, slot)? {
+        let (at, row) = self.find_type(item);
+        let terms = self.terms_with(item, row)?;
+        let mut plan = Landings::default();
+        match self.admit(item, at, &terms, amount, slot, &mut plan)? {
             Admit::Other(_) => Err(Reason::Occupied),
-            Admit::Fits(n, _) if n < amount && self.all_or_nothing() => Err(Reason::DoesNotFit),
-            Admit::Fits(n, _) => Ok(n),
+            Admit::Fits(n) if n < amount && self.all_or_nothing() => Err(Reason::DoesNotFit),
+            Admit::Fits(n) => Ok(n),
         }
     }
 
@@ -229,12 +232,23 @@ impl Contents {
         if req.to_slot.is_some() && !target.rules.has_slots() {
             return refuse(Reason::NoSlots);
         }
-        let terms = match target.terms(item.as_str()) {
+        // one lookup by name in the target for the type's row and stacks
+        let (at, row) = target.find_type(item.as_str());
+        let terms = match target.terms_with(item.as_str(), row) {
             Ok(t) => t,
             Err(r) => return refuse(r),
         };
-        let fits = match target.admit(item.as_str(), &terms, src.available, req.to_slot) {
-            Ok(Admit::Fits(n, plan)) => (n, plan),
+        // the target's landings are planned into the outcome's own list
+        let mut landed = Landings::default();
+        let moved = match target.admit(
+            item.as_str(),
+            at,
+            &terms,
+            src.available,
+            req.to_slot,
+            &mut landed,
+        ) {
+            Ok(Admit::Fits(n)) => n,
             Ok(Admit::Other(theirs)) => {
                 return match (req.from_slot, req.to_slot, src.whole) {
                     (Some(from), Some(to), Some(whole)) if amount >= whole => self
@@ -249,23 +263,27 @@ impl Contents {
             }
             Err(r) => return refuse(r),
         };
-        let (moved, plan) = fits;
         if moved < src.available && target.all_or_nothing() {
             return refuse(Reason::DoesNotFit);
         }
-        // from a named slot the type's number is known: no lookup by name
-        let taken = match req.from_slot.and_then(|s| self.take_slot(s, moved)) {
-            Some(t) => t,
-            None => self.take_inner(item.as_str(), moved, req.from_slot),
+        // from a named slot (checked by `source`: it holds a stack of
+        // `item`), straight into the outcome's list: no lookup by name
+        let from = match req.from_slot {
+            Some(s) if moved > 0 => {
+                let mut from = Landings::default();
+                let taken = self.take_at(&item, s, moved, &mut from);
+                debug_assert_eq!(taken, moved, "the source gives what was planned");
+                from
+            }
+            _ => self.take_inner(item.as_str(), moved, req.from_slot).from,
         };
-        debug_assert_eq!(taken.taken, moved, "the source gives what was planned");
-        let landed = target.land(&item, &terms, moved, req.to_slot, plan);
+        target.land(&item, at, &terms, moved, req.to_slot, &mut landed);
         Transferred {
             item: Some(item),
             asked: amount,
             moved,
             shortfall: amount - src.available,
-            from: taken.from,
+            from,
             landed,
             swapped: None,
             refused: None,
@@ -398,21 +416,23 @@ impl Contents {
     fn admit(
         &self,
         item: &str,
+        at: Option<u32>,
         terms: &TypeTerms,
         want: u32,
         slot: Option<u32>,
+        plan: &mut Landings,
     ) -> Result<Admit, Reason> {
         let Some(slot) = slot else {
             if !self.rules.has_slots() {
                 let held = self.holdings.get(item).map_or(0, |s| s.amount);
                 return Ok(Admit::Fits(
                     self.budget_cap(terms, want).min(u32::MAX - held),
-                    None,
                 ));
             }
             let want = self.budget_cap(terms, want);
-            let plan = self.plan_with(item, terms, want, self.by_type.slots(item));
-            return Ok(Admit::Fits(plan.iter().map(|l| l.amount).sum(), Some(plan)));
+            let own = at.map_or(&[][..], |at| self.by_type.list(at));
+            self.plan_into(item, terms, want, own, plan);
+            return Ok(Admit::Fits(plan.iter().map(|l| l.amount).sum()));
         };
         if slot >= self.slots_available() {
             return Err(Reason::NoSuchSlot);
@@ -423,42 +443,32 @@ impl Contents {
             Some(s) if s.item.as_str() == item => terms.limit.saturating_sub(s.amount),
             Some(s) => return Ok(Admit::Other(s.clone())),
         };
-        Ok(Admit::Fits(self.budget_cap(terms, want.min(room)), None))
+        Ok(Admit::Fits(self.budget_cap(terms, want.min(room))))
     }
 
-    /// Lands `amount` of `item` as admitted: into `slot`, by `plan`, or into
-    /// the holdings. Returns the slots that received them.
+    /// Lands `amount` of `item` (numbered `at` here, when indexed) as
+    /// admitted: into `slot`, by the fill order's plan already in `landed`,
+    /// or into the holdings. `landed` ends as the slots that received them.
     fn land(
         &mut self,
         item: &ItemType,
+        at: Option<u32>,
         terms: &TypeTerms,
         amount: u32,
         slot: Option<u32>,
-        plan: Option<Landings>,
-    ) -> Landings {
+        landed: &mut Landings,
+    ) {
         if amount == 0 {
-            return Landings::default();
+            return;
         }
         if !self.rules.has_slots() {
             self.add_holding(item, amount, terms.size);
-            return Landings::default();
+            return;
         }
-        let plan = match (slot, plan) {
-            (Some(slot), _) => {
-                let mut l = Landings::default();
-                l.push(Landing { slot, amount });
-                l
-            }
-            (None, Some(plan)) => plan,
-            (None, None) => self.plan_with(
-                item.as_str(),
-                terms,
-                amount,
-                self.by_type.slots(item.as_str()),
-            ),
-        };
-        self.add_landings(item, None, &plan, terms.size);
-        plan
+        if let Some(slot) = slot {
+            landed.push(Landing { slot, amount });
+        }
+        self.add_landings(item, at, landed, terms.size);
     }
 
     /// Step 4: the source stack in `from` and the target's stack `theirs`
