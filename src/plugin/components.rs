@@ -77,17 +77,6 @@ pub(crate) struct Mirror {
     size_used: String,
 }
 
-/// A container's engine and mirror taken out of its component, so a
-/// thread of its own can answer its requests while the component stays
-/// in the world (see `frame`).
-#[cfg(feature = "parallel")]
-pub(crate) struct Detached {
-    pub engine: Box<Contents>,
-    pub mirror: Mirror,
-    /// Whether a request changed the contents or the capacity.
-    pub changed: bool,
-}
-
 impl ContainerContents {
     /// The mirror of the contents: one entry per slot (`None` for empty, or
     /// the type and amount), or for a slotless container one entry per type
@@ -104,7 +93,7 @@ impl ContainerContents {
 
     /// The engine, once the adoption is loaded.
     pub fn engine(&self) -> Option<&Contents> {
-        self.state.engine.as_deref()
+        self.state.engine.as_ref()
     }
 
     /// The capacity in force, in words (`12 slots`, `7.5 size`), once the
@@ -128,28 +117,17 @@ impl ContainerContents {
         self.state.engine.as_ref().map_or(0, |e| e.count(item))
     }
 
-    /// The engine and the mirror, taken out (cheaply: the engine is boxed);
-    /// `None` when not ready.
+    /// The engine and its mirror, to answer a request and refresh the
+    /// mirror after it; `None` when not ready.
     #[cfg(feature = "parallel")]
-    pub(crate) fn detach(&mut self) -> Option<Detached> {
-        let engine = self.state.engine.take()?;
-        Some(Detached {
-            engine,
-            mirror: std::mem::take(&mut self.mirror),
-            changed: false,
-        })
-    }
-
-    /// Puts back what [`Self::detach`] took.
-    #[cfg(feature = "parallel")]
-    pub(crate) fn attach(&mut self, d: Detached) {
-        self.state.engine = Some(d.engine);
-        self.mirror = d.mirror;
+    pub(crate) fn engine_and_mirror(&mut self) -> Option<(&mut Contents, &mut Mirror)> {
+        let e = self.state.engine.as_mut()?;
+        Some((e, &mut self.mirror))
     }
 
     /// The mirror and the engine, to refresh the one from the other.
     pub(crate) fn parts(&mut self) -> Option<(&mut Mirror, &Contents)> {
-        let e = self.state.engine.as_deref()?;
+        let e = self.state.engine.as_ref()?;
         Some((&mut self.mirror, e))
     }
 
@@ -157,7 +135,7 @@ impl ContainerContents {
     #[cfg(feature = "replicon")]
     pub(crate) fn with_pending(save: crate::save::SavedContents) -> ContainerContents {
         let mut c = ContainerContents::default();
-        c.state.pending = Some(save);
+        c.state.pending = Some(Box::new(save));
         c
     }
 
@@ -165,7 +143,7 @@ impl ContainerContents {
     #[cfg(feature = "replicon")]
     pub(crate) fn set_pending(&mut self, save: crate::save::SavedContents) {
         self.state.engine = None;
-        self.state.pending = Some(save);
+        self.state.pending = Some(Box::new(save));
         self.mirror.slots.clear();
     }
 
@@ -182,7 +160,7 @@ impl ContainerContents {
         let slot_rules = slot_rules.map(ContainerSlotRules::to_rules);
         match Contents::load(rules, slot_rules, save, id) {
             Ok(loaded) => {
-                self.state.engine = Some(Box::new(loaded.contents));
+                self.state.engine = Some(loaded.contents);
                 self.state.adoption = Some(id.clone());
                 self.state.pending = None;
                 self.refresh();
@@ -195,14 +173,14 @@ impl ContainerContents {
     /// edit from outside the plugin).
     pub(crate) fn mirror_is_stale(&self) -> bool {
         let mut fresh = Mirror::default();
-        if let Some(e) = self.state.engine.as_deref() {
+        if let Some(e) = self.state.engine.as_ref() {
             fresh.refresh(e);
         }
         fresh != self.mirror
     }
 
     pub(crate) fn refresh(&mut self) {
-        match self.state.engine.as_deref() {
+        match self.state.engine.as_ref() {
             Some(e) => self.mirror.refresh(e),
             None => self.mirror.slots.clear(),
         }

@@ -56,6 +56,7 @@ pub struct Containers<'w, 's> {
         'w,
         's,
         (
+            Entity,
             &'static mut ContainerContents,
             Option<&'static OverflowStore>,
         ),
@@ -178,7 +179,7 @@ impl Containers<'_, '_> {
     pub fn count(&self, container: Entity, item: &str) -> u64 {
         self.contents
             .get(container)
-            .map_or(0, |(c, _)| c.count(item))
+            .map_or(0, |(_, c, _)| c.count(item))
     }
 
     /// The engine of `container`, once loaded.
@@ -186,7 +187,7 @@ impl Containers<'_, '_> {
         self.contents
             .get(container)
             .ok()
-            .and_then(|(c, _)| c.engine())
+            .and_then(|(_, c, _)| c.engine())
     }
 
     /// Runs `op` on `container`'s engine; when the outcome changed
@@ -197,7 +198,7 @@ impl Containers<'_, '_> {
         container: Entity,
         op: impl FnOnce(&mut Contents) -> R,
     ) -> Result<R, NotAnswered> {
-        let (mut m, _) = self
+        let (_, mut m, _) = self
             .contents
             .get_mut(container)
             .map_err(|_| NotAnswered::NotAContainer(container))?;
@@ -205,7 +206,7 @@ impl Containers<'_, '_> {
         let engine = c
             .state
             .engine
-            .as_deref_mut()
+            .as_mut()
             .ok_or(NotAnswered::NotReady(container))?;
         let r = op(engine);
         if r.changed() {
@@ -273,16 +274,30 @@ impl Containers<'_, '_> {
             _ => {
                 let container = one_container(r);
                 if let Ok(answer) = self.answered(container, |e| engine_step(r, e)) {
-                    self.finish(r, answer);
+                    self.report(r, Answered::of(r, answer));
                 }
             }
+        }
+    }
+
+    /// Reports a request of one container answered by [`Answered::of`]
+    /// (on this thread or another): its outcome message, or what is left
+    /// to settle first.
+    #[inline]
+    pub(super) fn report(&mut self, r: &ContainerRequest, answered: Answered) {
+        match answered {
+            Answered::Delivered(msg) => self.emit_delivered(msg),
+            Answered::Taken(msg) => self.emit_taken(msg),
+            Answered::Transferred(msg) => self.emit_transferred(msg),
+            Answered::Rearranged(msg) => self.emit_rearranged(msg),
+            Answered::ToSettle(answer) => self.finish(r, answer),
         }
     }
 
     /// Settles and reports what the engine answered to `r`, a request of
     /// one container (see [`engine_step`]): the same whether the engine ran
     /// here or on another thread.
-    pub(super) fn finish(&mut self, r: &ContainerRequest, answer: EngineAnswer) {
+    fn finish(&mut self, r: &ContainerRequest, answer: EngineAnswer) {
         let container = one_container(r);
         match answer {
             EngineAnswer::Delivered(outcome) => {
@@ -312,6 +327,7 @@ impl Containers<'_, '_> {
         }
     }
 
+    #[inline]
     fn emit_delivered(&mut self, msg: ItemsDelivered) {
         if self.watched.has(Kind::Delivered) {
             self.commands.trigger(msg.clone());
@@ -319,6 +335,7 @@ impl Containers<'_, '_> {
         self.delivered.write(msg);
     }
 
+    #[inline]
     fn emit_taken(&mut self, msg: ItemsTaken) {
         if self.watched.has(Kind::Taken) {
             self.commands.trigger(msg.clone());
@@ -486,6 +503,7 @@ impl Containers<'_, '_> {
     }
 
     /// Reports a transfer, as an event on both containers.
+    #[inline]
     fn emit_transferred(&mut self, msg: ItemsTransferred) {
         let (from, to) = (msg.from, msg.to);
         if self.watched.has(Kind::Transferred) {
@@ -509,18 +527,16 @@ impl Containers<'_, '_> {
         for e in [from, to] {
             match self.contents.get(e) {
                 Err(_) => return Err(NotAnswered::NotAContainer(e)),
-                Ok((c, _)) if !c.is_ready() => return Err(NotAnswered::NotReady(e)),
+                Ok((_, c, _)) if !c.is_ready() => return Err(NotAnswered::NotReady(e)),
                 Ok(_) => {}
             }
         }
-        let Ok([(mut a, _), (mut b, _)]) = self.contents.get_many_mut([from, to]) else {
+        let Ok([(_, mut a, _), (_, mut b, _)]) = self.contents.get_many_mut([from, to]) else {
             return Err(NotAnswered::NotAContainer(from));
         };
         let (ca, cb) = (a.bypass_change_detection(), b.bypass_change_detection());
-        let (Some(source), Some(target)) = (
-            ca.state.engine.as_deref_mut(),
-            cb.state.engine.as_deref_mut(),
-        ) else {
+        let (Some(source), Some(target)) = (ca.state.engine.as_mut(), cb.state.engine.as_mut())
+        else {
             return Err(NotAnswered::NotReady(from));
         };
         let outcome = source.transfer(target, request);
@@ -609,7 +625,7 @@ impl Containers<'_, '_> {
 
     /// Saves `container`'s contents with the adoption in force.
     pub fn save(&self, container: Entity) -> Result<SavedContents, NotAnswered> {
-        let (c, _) = self
+        let (_, c, _) = self
             .contents
             .get(container)
             .map_err(|_| NotAnswered::NotAContainer(container))?;
@@ -629,7 +645,7 @@ impl Containers<'_, '_> {
         container: Entity,
         save: &SavedContents,
     ) -> Result<ForcedOut, LoadError> {
-        let (c, _) = self
+        let (_, c, _) = self
             .contents
             .get(container)
             .map_err(|_| NotAnswered::NotAContainer(container))?;
@@ -645,8 +661,8 @@ impl Containers<'_, '_> {
             save,
             id,
         )?;
-        if let Ok((mut c, _)) = self.contents.get_mut(container) {
-            c.state.engine = Some(Box::new(loaded.contents));
+        if let Ok((_, mut c, _)) = self.contents.get_mut(container) {
+            c.state.engine = Some(loaded.contents);
             c.refresh();
         }
         self.report_forced(container, &loaded.migrated);
@@ -655,7 +671,7 @@ impl Containers<'_, '_> {
 
     /// Records which adoption `container`'s rules now come from.
     pub(crate) fn set_adoption(&mut self, container: Entity, id: AdoptionId) {
-        if let Ok((mut c, _)) = self.contents.get_mut(container) {
+        if let Ok((_, mut c, _)) = self.contents.get_mut(container) {
             c.bypass_change_detection().state.adoption = Some(id);
         }
     }
@@ -689,6 +705,7 @@ impl Containers<'_, '_> {
         Ok(outcome)
     }
 
+    #[inline]
     fn emit_rearranged(&mut self, msg: ContainerRearranged) {
         if self.watched.has(Kind::Rearranged) {
             self.commands.trigger(msg.clone());
@@ -709,6 +726,54 @@ pub(super) enum EngineAnswer {
     Transferred(Box<Transferred>),
     Rearranged(Rearranged),
     Forced(Box<ForcedOut>),
+}
+
+/// A request of one container, answered: its outcome message when nothing
+/// is left to settle in the world (the common case, built on whatever
+/// thread answered it), or the engine's answer for [`Containers::finish`].
+#[derive(Debug)]
+pub(super) enum Answered {
+    Delivered(ItemsDelivered),
+    Taken(ItemsTaken),
+    Transferred(ItemsTransferred),
+    Rearranged(ContainerRearranged),
+    ToSettle(EngineAnswer),
+}
+
+impl Answered {
+    /// What `answer`, the engine's answer to `r`, reports: the message
+    /// [`Containers::finish`] would write, when it has nothing to settle.
+    pub(super) fn of(r: &ContainerRequest, answer: EngineAnswer) -> Answered {
+        let container = one_container(r);
+        match answer {
+            EngineAnswer::Delivered(outcome)
+                if outcome.refused.is_none() && outcome.leftover.is_none() =>
+            {
+                let sender = match r {
+                    ContainerRequest::Deliver(d) => d.sender,
+                    _ => None,
+                };
+                Answered::Delivered(ItemsDelivered {
+                    container,
+                    sender,
+                    outcome,
+                    settled: Vec::new(),
+                    warnings: Vec::new(),
+                })
+            }
+            EngineAnswer::Taken(outcome) => Answered::Taken(ItemsTaken { container, outcome }),
+            EngineAnswer::Transferred(outcome) => Answered::Transferred(ItemsTransferred {
+                container,
+                from: container,
+                to: container,
+                outcome: *outcome,
+            }),
+            EngineAnswer::Rearranged(outcome) => {
+                Answered::Rearranged(ContainerRearranged { container, outcome })
+            }
+            other => Answered::ToSettle(other),
+        }
+    }
 }
 
 /// The container a request of one container names (for a transfer, its

@@ -7,14 +7,26 @@
 //! loose pickup both reach for. The frame is split by those links. A
 //! container that only its own requests touch is *independent*.
 //!
-//! The independent containers are shared among worker threads; each worker
-//! answers its containers' requests on their engines, in the order
-//! written. Meanwhile one thread goes through the whole frame in the order
-//! written: it answers the linked requests itself, and for the others it
-//! takes the worker's answer (waiting for it if need be) and settles and
-//! reports it. So outcomes, warnings, the pickups' entities and every
-//! container's contents are what a serial answer gives, whatever the
-//! thread count; the threads only share the engine work.
+//! A frame is answered in three steps:
+//!
+//! 1. **Split** (the system's thread): which containers are independent,
+//!    and which thread answers each (contiguous runs of them, about as
+//!    many requests per thread).
+//! 2. **Answer** (every thread at once): each thread goes through the
+//!    frame in the order written and answers its own containers'
+//!    requests on their engines, refreshing their mirrors and building
+//!    their outcome messages; a thread never touches another's containers.
+//! 3. **Report** (the system's thread): the frame once more in the order
+//!    written: each outcome is written (and triggered) in that order, what
+//!    an outcome leaves to settle (a leftover on the ground) is settled
+//!    then, and the linked requests are answered there, one after another.
+//!
+//! Independent containers are touched by their own requests only and
+//! linked ones by linked requests only, so answering the first kind before
+//! the second changes nothing: outcomes, their order, warnings, the
+//! pickups' entities and every container's contents are what a serial
+//! answer gives, whatever the thread count (`tests/plugin_ledger.rs`
+//! compares them at 1, 2, 3 and 5 threads).
 
 use std::num::NonZeroUsize;
 
@@ -26,6 +38,12 @@ use super::messages::ContainerRequest;
 /// How the plugin answers a frame's requests. Every mode gives the same
 /// outcomes, in the same order, and the same contents; only the time
 /// differs. Without the crate's `parallel` feature every mode is serial.
+///
+/// Under `TaskPool` and `Threads`, a frame is shared among threads when it
+/// holds at least 256 requests to independent containers, and at least one
+/// for every four containers in the world (the threads' containers are
+/// found in one pass over all of them); a smaller frame is answered
+/// serially.
 ///
 /// ```
 /// use std::num::NonZeroUsize;
@@ -40,17 +58,17 @@ use super::messages::ContainerRequest;
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ContainerParallelism {
     /// One request after another, on the system's thread (the default:
-    /// on two cores the threads' gain is small, see the README's
+    /// on two cores the threads' gain is modest, see the README's
     /// performance figures).
     #[default]
     Serial,
-    /// The engine work of independent containers on Bevy's
-    /// `ComputeTaskPool` (`TaskPoolPlugin` sizes it).
+    /// The engine work of independent containers shared among the threads
+    /// of Bevy's `ComputeTaskPool` (`TaskPoolPlugin` sizes it).
     TaskPool,
-    /// This many threads in all: the system's own, which goes through the
-    /// frame in order, and `n - 1` workers of the plugin's own pool (made
-    /// when first needed) for the engine work of independent containers.
-    /// `Threads(1)` is serial.
+    /// This many threads in all for the engine work of independent
+    /// containers: the system's own and `n - 1` of the plugin's own pool
+    /// (made when first needed). The system's thread alone reports the
+    /// outcomes in order. `Threads(1)` is serial.
     Threads(NonZeroUsize),
 }
 
@@ -61,9 +79,11 @@ pub enum ContainerParallelism {
 pub struct ContainerFrameStats {
     /// Requests answered in the frame.
     pub requests: usize,
-    /// Of those, the ones whose engine work ran on a worker thread.
+    /// Of those, the ones answered in the shared step, their engine work
+    /// split among the threads (0 when the frame was answered serially).
     pub on_workers: usize,
-    /// Worker threads used (0 when the frame was answered serially).
+    /// Threads that shared the engine work, the system's own included (0
+    /// when the frame was answered serially).
     pub workers: usize,
 }
 
@@ -79,53 +99,69 @@ pub(crate) struct FrameScratch {
 /// Answers the frame's requests in the order written, the engine work of
 /// independent containers on other threads when that pays.
 pub(crate) fn answer_frame(
-    requests: &[&ContainerRequest],
+    requests: &mut MessageReader<ContainerRequest>,
     ops: &mut Containers,
     parallelism: ContainerParallelism,
     scratch: &mut FrameScratch,
 ) -> ContainerFrameStats {
     #[cfg(feature = "parallel")]
-    if let Some(stats) = parallel::answer_in_parallel(requests, ops, parallelism, scratch) {
-        return stats;
+    if parallelism != ContainerParallelism::Serial && requests.len() >= parallel::MIN_PARALLEL {
+        let frame: Vec<&ContainerRequest> = requests.read().collect();
+        if let Some(stats) = parallel::answer_in_parallel(&frame, ops, parallelism, scratch) {
+            return stats;
+        }
+        frame.iter().for_each(|r| ops.answer(r));
+        return ContainerFrameStats {
+            requests: frame.len(),
+            ..default()
+        };
     }
     let _ = (parallelism, scratch);
-    requests.iter().for_each(|r| ops.answer(r));
+    // one after another, straight from the message queue
+    let mut answered = 0;
+    for r in requests.read() {
+        ops.answer(r);
+        answered += 1;
+    }
     ContainerFrameStats {
-        requests: requests.len(),
+        requests: answered,
         ..default()
     }
 }
 
-/// The workers and the thread that goes through the frame in order.
+/// The frame split by container, the engine work shared among threads,
+/// and the outcomes reported in the order written.
 #[cfg(feature = "parallel")]
 mod parallel {
     use bevy::prelude::*;
     use bevy::tasks::{ComputeTaskPool, TaskPool, TaskPoolBuilder};
 
     use super::{ContainerFrameStats, ContainerParallelism, FrameScratch};
-    use crate::plugin::components::{Detached, OverflowStore};
-    use crate::plugin::containers::{
-        Containers, EngineAnswer, Touches, engine_step, one_container,
-    };
+    use crate::plugin::components::{ContainerContents, OverflowStore};
+    use crate::plugin::containers::{Answered, Containers, Touches, engine_step, one_container};
     use crate::plugin::messages::ContainerRequest;
 
-    /// Below this many requests a frame is answered serially: handing work to
-    /// threads costs more than it saves.
-    const MIN_PARALLEL: usize = 256;
+    /// Below this many requests to independent containers a frame is
+    /// answered serially: handing work to threads costs more than it saves.
+    pub(super) const MIN_PARALLEL: usize = 256;
 
-    /// How many answers a worker hands over at once.
-    const BATCH: usize = 128;
+    /// At most this many containers in the world per request to an
+    /// independent container, for a frame to be answered across threads.
+    const PASS_PER_REQUEST: usize = 4;
 
-    /// A request that is not answered by a worker.
+    /// A request answered in the order written, on the system's thread.
     const LINKED: u32 = u32::MAX;
 
     /// What a look at a container found: `Some(its store)` when it is
     /// ready, `None` otherwise.
     type Ready = Option<Option<OverflowStore>>;
 
-    /// Answers the frame with the engine work of independent containers on
-    /// other threads; `None` (having done nothing) when the frame is better
-    /// answered serially.
+    /// Answers the frame in three steps: which containers are independent
+    /// (this thread); their requests, each thread going through the frame
+    /// in the order written and answering its own containers' (every
+    /// thread); then every outcome reported in the order written, the
+    /// linked requests answered there (this thread). `None`, having
+    /// changed nothing, when the frame is better answered serially.
     pub(super) fn answer_in_parallel(
         requests: &[&ContainerRequest],
         ops: &mut Containers,
@@ -140,36 +176,78 @@ mod parallel {
             ContainerParallelism::Threads(n) if n.get() >= 2 => Some(own_pool(own, n.get() - 1)),
             ContainerParallelism::Threads(_) => None,
         };
-        // the thread that answers the frame in order is one of the pool's
-        // when the system runs on it
-        let workers = match parallelism {
-            ContainerParallelism::TaskPool => pool.map_or(0, |p| p.thread_num().saturating_sub(1)),
-            _ => pool.map_or(0, TaskPool::thread_num),
+        // this thread takes a share too; under `TaskPool` it is one of the
+        // pool's when the system runs on it
+        let threads = match parallelism {
+            ContainerParallelism::TaskPool => pool.map_or(1, |p| p.thread_num().max(1)),
+            _ => pool.map_or(1, |p| p.thread_num() + 1),
         };
-        let pool = pool.filter(|_| workers >= 1 && requests.len() >= MIN_PARALLEL)?;
+        let pool = pool.filter(|_| threads >= 2 && requests.len() >= MIN_PARALLEL)?;
         plan.split(requests, ops);
-        let mut shares = plan.detach(ops, workers);
-        if plan.independent < MIN_PARALLEL {
-            plan.attach(ops, shares);
+        // the threads' containers are found in one pass over every
+        // container (Bevy's safe way to hand out many at once), which pays
+        // when the frame's requests are not few beside them
+        let containers = ops.contents.iter().size_hint().1.unwrap_or(usize::MAX);
+        if plan.independent < MIN_PARALLEL || containers / PASS_PER_REQUEST > plan.independent {
+            plan.forget();
             return None;
         }
-        let chunk = plan.chunk;
-        let route = plan.route.as_slice();
-        let (senders, receivers): (Vec<_>, Vec<_>) =
-            (0..workers).map(|_| async_channel::unbounded()).unzip();
-        pool.scope(|scope| {
-            for ((w, share), tx) in shares.iter_mut().enumerate().zip(senders) {
-                scope.spawn(async move { work(w, chunk, requests, route, share, tx) });
+        plan.share(threads);
+        let mut outs = std::mem::take(&mut plan.outs);
+        outs.resize_with(threads, Vec::new);
+        {
+            // the independent containers' components, by their number
+            let mut held: Vec<Option<Mut<ContainerContents>>> =
+                (0..plan.touched.len()).map(|_| None).collect();
+            for (e, c, _) in ops.contents.iter_mut() {
+                if let Some(n) = plan.independent_number(e) {
+                    held[n as usize] = Some(c);
+                }
             }
-            // this thread goes through the frame in order meanwhile,
-            // parked while it waits for a worker
-            bevy::tasks::block_on(emit(requests, route, chunk, receivers, ops));
-        });
-        plan.attach(ops, shares);
+            let (route, owner) = (plan.route.as_slice(), plan.owner.as_slice());
+            let mut shares = Vec::with_capacity(threads);
+            let mut rest = held.as_mut_slice();
+            for (w, out) in outs.iter_mut().enumerate() {
+                let (mine, later) = rest.split_at_mut(plan.bounds[w + 1] - plan.bounds[w]);
+                rest = later;
+                out.clear();
+                shares.push((w, plan.bounds[w], mine, out));
+            }
+            let mut shares = shares.into_iter();
+            let first = shares.next();
+            pool.scope(|scope| {
+                for (w, base, mine, out) in shares {
+                    scope.spawn(
+                        async move { answer_share(w, base, mine, out, requests, route, owner) },
+                    );
+                }
+                if let Some((w, base, mine, out)) = first {
+                    answer_share(w, base, mine, out, requests, route, owner);
+                }
+            });
+        }
+        // reported in the order written
+        let mut streams: Vec<_> = outs.iter_mut().map(|o| o.drain(..)).collect();
+        for (r, &n) in requests.iter().zip(&plan.route) {
+            let answered = match plan.owner.get(n as usize) {
+                Some(&w) => streams
+                    .get_mut(w as usize)
+                    .and_then(Iterator::next)
+                    .flatten(),
+                None => None,
+            };
+            match answered {
+                Some(a) => ops.report(r, a),
+                None => ops.answer(r),
+            }
+        }
+        drop(streams);
+        plan.outs = outs;
+        plan.forget();
         Some(ContainerFrameStats {
             requests: requests.len(),
             on_workers: plan.independent,
-            workers,
+            workers: threads,
         })
     }
 
@@ -188,10 +266,46 @@ mod parallel {
         }
     }
 
-    /// Which requests the workers answer.
+    /// Thread `w`: the requests of its containers (numbered from `base`,
+    /// their components in `mine`), in the order written, answered into
+    /// `out` in that order.
+    fn answer_share(
+        w: usize,
+        base: usize,
+        mine: &mut [Option<Mut<ContainerContents>>],
+        out: &mut Vec<Option<Answered>>,
+        requests: &[&ContainerRequest],
+        route: &[u32],
+        owner: &[u32],
+    ) {
+        for (r, &n) in requests.iter().zip(route) {
+            if owner.get(n as usize) != Some(&(w as u32)) {
+                continue;
+            }
+            let held = mine.get_mut(n as usize - base).and_then(Option::as_mut);
+            // every independent container was found; should one not be,
+            // its request is answered in order on the system's thread
+            let Some(c) = held else {
+                out.push(None);
+                continue;
+            };
+            let Some((engine, mirror)) = c.bypass_change_detection().engine_and_mirror() else {
+                out.push(None);
+                continue;
+            };
+            let answer = engine_step(r, engine);
+            if answer.changed() {
+                answer.refresh(mirror, engine);
+                c.set_changed();
+            }
+            out.push(Some(Answered::of(r, answer)));
+        }
+    }
+
+    /// Which requests go to which thread.
     #[derive(Default)]
     pub(super) struct Plan {
-        /// Per entity index: the entity and its number in `containers`
+        /// Per entity index: the entity and its number in `touched`
         /// (`u32::MAX` for none), reset after every frame.
         by_index: Vec<(Entity, u32)>,
         /// The entities the frame's requests touch, in first-seen order, and
@@ -200,14 +314,16 @@ mod parallel {
         /// Per touched entity, once looked at: `Some(store)` for a ready
         /// container, `None` for anything else.
         state: Vec<Option<Ready>>,
-        /// Per request: its container's number among the detached ones, or
-        /// [`LINKED`].
+        /// Per request: its container's number in `touched`, or [`LINKED`].
         route: Vec<u32>,
-        /// How many detached containers each worker has (the last maybe
-        /// fewer): worker `k / chunk` has the `k`-th, so containers made
-        /// together, whose memory lies together, share a worker.
-        chunk: usize,
-        /// How many requests the workers answer.
+        /// Per touched entity: the thread that answers its requests
+        /// (`u32::MAX` for a linked one).
+        owner: Vec<u32>,
+        /// Thread `w` answers the containers numbered `bounds[w]..bounds[w + 1]`.
+        bounds: Vec<usize>,
+        /// Each thread's answers, kept for their room.
+        outs: Vec<Vec<Option<Answered>>>,
+        /// How many requests the threads answer.
         independent: usize,
     }
 
@@ -219,16 +335,32 @@ mod parallel {
             self.route.clear();
             let mut footprint = Vec::new();
             for r in requests {
-                footprint.clear();
-                let n = self.number(one_container(r));
+                let c = one_container(r);
+                let n = self.number(c);
                 // one look at each container per frame
-                let state = *self.state[n as usize].get_or_insert_with(|| {
-                    let c = self.touched[n as usize].0;
-                    match ops.contents.get(c) {
-                        Ok((contents, store)) if contents.is_ready() => Some(store.copied()),
+                let state =
+                    *self.state[n as usize].get_or_insert_with(|| match ops.contents.get(c) {
+                        Ok((_, contents, store)) if contents.is_ready() => Some(store.copied()),
                         _ => None,
+                    });
+                // the common requests, which touch their own ready
+                // container only: what `footprint` finds, without its list
+                let alone = match r {
+                    ContainerRequest::Take(_)
+                    | ContainerRequest::Move(_)
+                    | ContainerRequest::Sort(_) => state.is_some(),
+                    ContainerRequest::Transfer(t) => t.from == t.to && state.is_some(),
+                    // a delivery settles its leftovers, so no store either
+                    ContainerRequest::Deliver(d) => {
+                        d.sender.is_none_or(|s| s == c) && state == Some(None)
                     }
-                });
+                    _ => false,
+                };
+                if alone {
+                    self.route.push(n);
+                    continue;
+                }
+                footprint.clear();
                 if ops.footprint(r, state, &mut footprint) {
                     self.route.push(n);
                 } else {
@@ -239,8 +371,14 @@ mod parallel {
                     self.route.push(LINKED);
                 }
             }
-            for (e, _) in &self.touched {
-                self.by_index[e.index_u32() as usize].1 = u32::MAX;
+            // a container a later request linked is answered in order, all
+            // of its requests
+            self.independent = 0;
+            for n in self.route.iter_mut() {
+                if *n != LINKED && self.touched[*n as usize].1 {
+                    *n = LINKED;
+                }
+                self.independent += usize::from(*n != LINKED);
             }
         }
 
@@ -262,120 +400,55 @@ mod parallel {
             }
         }
 
-        /// Takes the independent containers' engines and mirrors out of their
-        /// components, dealt to `workers` shares in turn; renumbers the routes
-        /// to the detached containers.
-        fn detach(&mut self, ops: &mut Containers, workers: usize) -> Vec<Vec<(Entity, Detached)>> {
-            let mut shares: Vec<Vec<(Entity, Detached)>> =
-                (0..workers).map(|_| Vec::new()).collect();
-            let candidates = self.touched.iter().filter(|(_, linked)| !linked).count();
-            self.chunk = candidates.div_ceil(workers).max(1);
-            let mut detached: Vec<u32> = vec![LINKED; self.touched.len()];
-            let mut k = 0;
-            for (n, &(e, linked)) in self.touched.iter().enumerate() {
-                if linked {
-                    continue;
+        /// The number of `e` when it is one of the frame's independent
+        /// containers.
+        fn independent_number(&self, e: Entity) -> Option<u32> {
+            match self.by_index.get(e.index_u32() as usize) {
+                Some(&(seen, n))
+                    if seen == e
+                        && matches!(self.owner.get(n as usize), Some(&w) if w != u32::MAX) =>
+                {
+                    Some(n)
                 }
-                let Ok((mut c, _)) = ops.contents.get_mut(e) else {
-                    continue;
-                };
-                if let Some(d) = c.bypass_change_detection().detach() {
-                    shares[k / self.chunk].push((e, d));
-                    detached[n] = k as u32;
-                    k += 1;
-                }
+                _ => None,
             }
-            self.independent = 0;
-            for n in self.route.iter_mut() {
-                if *n != LINKED {
-                    *n = detached[*n as usize];
-                    if *n != LINKED {
-                        self.independent += 1;
-                    }
-                }
-            }
-            shares
         }
 
-        /// Puts the detached engines and mirrors back, marking the components
-        /// whose contents changed.
-        fn attach(&mut self, ops: &mut Containers, shares: Vec<Vec<(Entity, Detached)>>) {
-            for (e, d) in shares.into_iter().flatten() {
-                if let Ok((mut c, _)) = ops.contents.get_mut(e) {
-                    let changed = d.changed;
-                    c.bypass_change_detection().attach(d);
-                    if changed {
-                        c.set_changed();
-                    }
+        /// Shares the independent containers among `threads` threads:
+        /// contiguous runs of their numbers (containers first seen together
+        /// were likely made together, and their memory lies together),
+        /// about as many requests each.
+        fn share(&mut self, threads: usize) {
+            let mut count = vec![0usize; self.touched.len()];
+            for &n in &self.route {
+                if n != LINKED {
+                    count[n as usize] += 1;
                 }
             }
+            let per = self.independent.div_ceil(threads).max(1);
+            self.owner.clear();
+            self.bounds.clear();
+            self.bounds.push(0);
+            let mut done = 0;
+            for (n, &(_, linked)) in self.touched.iter().enumerate() {
+                let w = (self.bounds.len() - 1).min(threads - 1);
+                self.owner.push(if linked { u32::MAX } else { w as u32 });
+                done += count[n];
+                if done >= per * self.bounds.len() && self.bounds.len() < threads {
+                    self.bounds.push(n + 1);
+                }
+            }
+            while self.bounds.len() <= threads {
+                self.bounds.push(self.touched.len());
+            }
         }
-    }
 
-    /// One worker: the requests of its share's containers, in the order
-    /// written, handed over in batches.
-    fn work(
-        w: usize,
-        chunk: usize,
-        requests: &[&ContainerRequest],
-        route: &[u32],
-        share: &mut [(Entity, Detached)],
-        tx: async_channel::Sender<Vec<EngineAnswer>>,
-    ) {
-        let mut batch = Vec::with_capacity(BATCH);
-        for (i, &k) in route.iter().enumerate() {
-            if k == LINKED || k as usize / chunk != w {
-                continue;
+        /// Forgets the frame's numbering (the entity table is kept, reset).
+        fn forget(&mut self) {
+            for (e, _) in &self.touched {
+                self.by_index[e.index_u32() as usize].1 = u32::MAX;
             }
-            let (_, d) = &mut share[k as usize % chunk];
-            let answer = engine_step(requests[i], &mut d.engine);
-            if answer.changed() {
-                answer.refresh(&mut d.mirror, &d.engine);
-                d.changed = true;
-            }
-            batch.push(answer);
-            if batch.len() == BATCH {
-                // unbounded: fails only when the frame was abandoned
-                let _ = tx.try_send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
-            }
-        }
-        if !batch.is_empty() {
-            let _ = tx.try_send(batch);
-        }
-    }
-
-    /// The frame in the order written: linked requests answered here, the
-    /// others settled and reported from their worker's answers.
-    async fn emit(
-        requests: &[&ContainerRequest],
-        route: &[u32],
-        chunk: usize,
-        receivers: Vec<async_channel::Receiver<Vec<EngineAnswer>>>,
-        ops: &mut Containers<'_, '_>,
-    ) {
-        let mut ready: Vec<std::vec::IntoIter<EngineAnswer>> = (0..receivers.len())
-            .map(|_| Vec::new().into_iter())
-            .collect();
-        for (r, &k) in requests.iter().zip(route) {
-            if k == LINKED {
-                ops.answer(r);
-                continue;
-            }
-            let w = k as usize / chunk;
-            let answer = loop {
-                if let Some(a) = ready[w].next() {
-                    break Some(a);
-                }
-                match receivers[w].recv().await {
-                    Ok(batch) => ready[w] = batch.into_iter(),
-                    Err(_) => break None,
-                }
-            };
-            match answer {
-                Some(a) => ops.finish(r, a),
-                // a worker that stopped early panicked; the scope reports it
-                None => return,
-            }
+            self.owner.clear();
         }
     }
 
@@ -430,7 +503,7 @@ mod parallel {
                     .contents
                     .get(s)
                     .ok()
-                    .and_then(|(_, next)| next.copied());
+                    .and_then(|(_, _, next)| next.copied());
             }
         }
     }

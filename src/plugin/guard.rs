@@ -50,7 +50,7 @@ pub(crate) fn undo_foreign_edits(
             );
             let fact = ContainerSaveSetAside {
                 container: entity,
-                save,
+                save: *save,
             };
             commands.trigger(fact.clone());
             set_aside.write(fact);

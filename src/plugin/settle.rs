@@ -288,7 +288,7 @@ impl Containers<'_, '_> {
             .contents
             .get(container)
             .ok()
-            .and_then(|(_, s)| s.copied());
+            .and_then(|(_, _, s)| s.copied());
         let origin = visited[0];
         let Some(OverflowStore(store)) = store else {
             ledger.warnings.push(Fallback::NoStore {

@@ -49,12 +49,16 @@ use crate::save::{AdoptionId, SavedContents};
 /// ```
 #[derive(Clone, Debug, Default, TypePath)]
 pub struct ContentsState {
-    pub(crate) engine: Option<Box<Contents>>,
+    /// Kept in the component itself, not behind a pointer: a request reads
+    /// the component and its engine together.
+    pub(crate) engine: Option<Contents>,
     pub(crate) adoption: Option<AdoptionId>,
-    pub(crate) pending: Option<SavedContents>,
+    /// Boxed, as is `set_aside`: rare, and large, they would otherwise
+    /// widen every container's component.
+    pub(crate) pending: Option<Box<SavedContents>>,
     /// A save applied onto this state while it held items: not applied,
     /// waiting to be reported.
-    pub(crate) set_aside: Option<SavedContents>,
+    pub(crate) set_aside: Option<Box<SavedContents>>,
 }
 
 impl ContentsState {
@@ -63,7 +67,7 @@ impl ContentsState {
     /// to load.
     pub fn saved(&self) -> Option<SavedContents> {
         match (&self.pending, &self.engine, &self.adoption) {
-            (Some(p), _, _) => Some(p.clone()),
+            (Some(p), _, _) => Some(SavedContents::clone(p)),
             (None, Some(e), Some(id)) => Some(e.save(id)),
             _ => None,
         }
@@ -71,20 +75,20 @@ impl ContentsState {
 
     /// The save waiting for the rules to attach, if any.
     pub fn pending(&self) -> Option<&SavedContents> {
-        self.pending.as_ref()
+        self.pending.as_deref()
     }
 
     /// A save applied onto this state while it held items, not yet
     /// reported (the plugin reports it with
     /// [`super::ContainerSaveSetAside`] in its next run).
     pub fn set_aside(&self) -> Option<&SavedContents> {
-        self.set_aside.as_ref()
+        self.set_aside.as_deref()
     }
 
     /// Whether there are items here that an applied save would replace:
     /// an attached engine holding any, or a save waiting to load.
     fn holds_items(&self) -> bool {
-        self.pending.is_some() || self.engine.as_deref().is_some_and(|e| !e.is_empty())
+        self.pending.is_some() || self.engine.as_ref().is_some_and(|e| !e.is_empty())
     }
 
     /// Takes `other` in, unless that would replace items this state holds
@@ -98,7 +102,7 @@ impl ContentsState {
         if incoming.is_none() || incoming == self.saved() {
             return;
         }
-        self.set_aside = incoming;
+        self.set_aside = incoming.map(Box::new);
     }
 }
 
@@ -258,7 +262,7 @@ impl<'de> Deserialize<'de> for ContentsState {
             ))
         })?;
         Ok(ContentsState {
-            pending: Some(saved),
+            pending: Some(Box::new(saved)),
             ..ContentsState::default()
         })
     }

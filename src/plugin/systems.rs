@@ -168,7 +168,7 @@ pub(crate) fn attach_engines(
             },
         };
         contents.state.pending = None;
-        contents.state.engine = Some(Box::new(engine));
+        contents.state.engine = Some(engine);
         contents.state.adoption = Some(asset.id.clone());
         contents.refresh();
         reported.remove(&entity);
@@ -341,8 +341,7 @@ pub(crate) fn handle_requests(
         requests.clear();
         return;
     }
-    let frame: Vec<&ContainerRequest> = requests.read().collect();
-    *stats = answer_frame(&frame, &mut ops, *parallelism, &mut scratch);
+    *stats = answer_frame(&mut requests, &mut ops, *parallelism, &mut scratch);
 }
 
 /// What the despawn observer reads of a container.
