@@ -189,6 +189,20 @@ pub struct Taken {
     pub refused: Option<Reason>,
 }
 
+impl Taken {
+    /// Nothing taken yet of `asked` items of `item`: all of them short.
+    pub(crate) fn nothing(item: ItemType, asked: u32) -> Taken {
+        Taken {
+            item,
+            asked,
+            taken: 0,
+            shortfall: asked,
+            from: Landings::default(),
+            refused: None,
+        }
+    }
+}
+
 /// What a forced removal is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -67,14 +67,7 @@ impl Contents {
     /// one: what [`Contents::draw`] does for a named slot, without its
     /// general case (no draw order, no refusal, one slot).
     fn take_stack(&mut self, id: ItemType, slot: u32, amount: u32) -> Taken {
-        let mut out = Taken {
-            item: id,
-            asked: amount,
-            taken: 0,
-            shortfall: amount,
-            from: Landings::default(),
-            refused: None,
-        };
+        let mut out = Taken::nothing(id, amount);
         if amount == 0 {
             return out;
         }
@@ -125,14 +118,7 @@ impl Contents {
         slot: Option<u32>,
         mut order: Vec<u32>,
     ) -> Taken {
-        let mut out = Taken {
-            item: id,
-            asked: amount,
-            taken: 0,
-            shortfall: amount,
-            from: Landings::default(),
-            refused: None,
-        };
+        let mut out = Taken::nothing(id, amount);
         let item = out.item.as_str();
         if amount == 0 {
             self.scratch = order;
