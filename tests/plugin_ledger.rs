@@ -1273,3 +1273,61 @@ fn mostly_local(
         }
     }
 }
+
+/// A request naming an entity no longer in the world, whose index a live
+/// container now holds, must not give that container two numbers in the
+/// frame's split (found in review: its requests then ran out of order on
+/// two threads). The frame keeps the serial answer: of two one-berry takes
+/// around it, the first gets the berry.
+#[test]
+fn a_frame_naming_a_despawned_entity_keeps_the_serial_answer() {
+    let run = |parallelism: ContainerParallelism| {
+        let mut app = app();
+        app.insert_resource(parallelism);
+        let handle = app
+            .world_mut()
+            .resource_mut::<Assets<AdoptionAsset>>()
+            .add(AdoptionAsset::new(seed()));
+        let bag = app.world_mut().spawn(Container::new(handle.clone())).id();
+        // the bag's index in another generation: an entity despawned
+        // before the bag took its index, or one to come
+        let gone = Entity::try_from_bits(bag.to_bits() + (1 << 32)).expect("a valid entity");
+        assert_eq!((gone.index(), gone == bag), (bag.index(), false));
+        let others: Vec<Entity> = (0..300)
+            .map(|_| app.world_mut().spawn(Container::new(handle.clone())).id())
+            .collect();
+        app.update();
+        for &c in std::iter::once(&bag).chain(&others) {
+            app.world_mut()
+                .write_message(ContainerRequest::from(Deliver::new(c, "berries", 1)));
+        }
+        app.update();
+        let take = |c: Entity| ContainerRequest::from(Take::new(c, "berries", 1).from_slot(0));
+        let start = app.world().resource::<Seen>().taken.len();
+        for r in [take(bag), take(gone), take(bag)]
+            .into_iter()
+            .chain(others.iter().map(|&c| take(c)))
+        {
+            app.world_mut().write_message(r);
+        }
+        app.update();
+        let taken: Vec<(Entity, u32)> = app.world().resource::<Seen>().taken[start..]
+            .iter()
+            .map(|t| (t.container, t.outcome.taken))
+            .collect();
+        (
+            taken,
+            app.world()
+                .get::<ContainerContents>(bag)
+                .map(|c| c.count("berries")),
+        )
+    };
+    let (serial, serial_left) = run(ContainerParallelism::Serial);
+    assert_eq!(serial[..2].iter().map(|t| t.1).collect::<Vec<_>>(), [1, 0]);
+    for threads in [2, 3] {
+        let n = std::num::NonZeroUsize::new(threads).expect("not zero");
+        let (got, left) = run(ContainerParallelism::Threads(n));
+        assert_eq!(got, serial, "{threads} threads: the takes differ");
+        assert_eq!(left, serial_left, "{threads} threads: the bag differs");
+    }
+}

@@ -42,8 +42,8 @@ use super::messages::ContainerRequest;
 /// Under `TaskPool` and `Threads`, a frame is shared among threads when it
 /// holds at least 256 requests to independent containers, and at least one
 /// for every four containers in the world (the threads' containers are
-/// found in one pass over all of them); a smaller frame is answered
-/// serially.
+/// found in one pass over all of them); a smaller frame, or one whose
+/// requests name an entity that is not in the world, is answered serially.
 ///
 /// ```
 /// use std::num::NonZeroUsize;
@@ -183,7 +183,10 @@ mod parallel {
             _ => pool.map_or(1, |p| p.thread_num() + 1),
         };
         let pool = pool.filter(|_| threads >= 2 && requests.len() >= MIN_PARALLEL)?;
-        plan.split(requests, ops);
+        if !plan.split(requests, ops) {
+            plan.forget();
+            return None;
+        }
         // the threads' containers are found in one pass over every
         // container (Bevy's safe way to hand out many at once), which pays
         // when the frame's requests are not few beside them
@@ -328,14 +331,21 @@ mod parallel {
     }
 
     impl Plan {
-        /// Finds the independent containers of the frame.
-        fn split(&mut self, requests: &[&ContainerRequest], ops: &Containers) {
+        /// Finds the independent containers of the frame; `false` when a
+        /// request names an entity that is not in the world (despawned, or
+        /// never spawned), and the frame is answered serially: entities are
+        /// numbered by their index, which only spawned entities hold alone,
+        /// and the table stays as large as the world's own.
+        fn split(&mut self, requests: &[&ContainerRequest], ops: &Containers) -> bool {
             self.touched.clear();
             self.state.clear();
             self.route.clear();
             let mut footprint = Vec::new();
             for r in requests {
                 let c = one_container(r);
+                if !ops.entities.contains_spawned(c) {
+                    return false;
+                }
                 let n = self.number(c);
                 // one look at each container per frame
                 let state =
@@ -365,6 +375,9 @@ mod parallel {
                     self.route.push(n);
                 } else {
                     for &e in &footprint {
+                        if !ops.entities.contains_spawned(e) {
+                            return false;
+                        }
                         let n = self.number(e);
                         self.touched[n as usize].1 = true;
                     }
@@ -380,6 +393,7 @@ mod parallel {
                 }
                 self.independent += usize::from(*n != LINKED);
             }
+            true
         }
 
         /// The number of `e` among the touched entities, numbering it if new.
