@@ -133,6 +133,7 @@ pub(crate) fn answer_frame(
 /// and the outcomes reported in the order written.
 #[cfg(feature = "parallel")]
 mod parallel {
+    use bevy::ecs::entity::Entities;
     use bevy::prelude::*;
     use bevy::tasks::{ComputeTaskPool, TaskPool, TaskPoolBuilder};
 
@@ -343,10 +344,9 @@ mod parallel {
             let mut footprint = Vec::new();
             for r in requests {
                 let c = one_container(r);
-                if !ops.entities.contains_spawned(c) {
+                let Some(n) = self.number(c, ops.entities) else {
                     return false;
-                }
-                let n = self.number(c);
+                };
                 // one look at each container per frame
                 let state =
                     *self.state[n as usize].get_or_insert_with(|| match ops.contents.get(c) {
@@ -375,10 +375,9 @@ mod parallel {
                     self.route.push(n);
                 } else {
                     for &e in &footprint {
-                        if !ops.entities.contains_spawned(e) {
+                        let Some(n) = self.number(e, ops.entities) else {
                             return false;
-                        }
-                        let n = self.number(e);
+                        };
                         self.touched[n as usize].1 = true;
                     }
                     self.route.push(LINKED);
@@ -396,20 +395,24 @@ mod parallel {
             true
         }
 
-        /// The number of `e` among the touched entities, numbering it if new.
-        fn number(&mut self, e: Entity) -> u32 {
+        /// The number of `e` among the touched entities, numbering it if new;
+        /// `None` for an entity that is not spawned.
+        fn number(&mut self, e: Entity, entities: &Entities) -> Option<u32> {
             let i = e.index_u32() as usize;
-            if i >= self.by_index.len() {
-                self.by_index.resize(i + 1, (Entity::PLACEHOLDER, u32::MAX));
-            }
-            match self.by_index[i] {
-                (seen, n) if seen == e && n != u32::MAX => n,
+            match self.by_index.get(i) {
+                Some(&(seen, n)) if seen == e && n != u32::MAX => Some(n),
+                // numbered by index: only a spawned entity holds its index
+                // alone, and only its index is within the world's table
+                _ if !entities.contains_spawned(e) => None,
                 _ => {
+                    if i >= self.by_index.len() {
+                        self.by_index.resize(i + 1, (Entity::PLACEHOLDER, u32::MAX));
+                    }
                     let n = self.touched.len() as u32;
                     self.touched.push((e, false));
                     self.state.push(None);
                     self.by_index[i] = (e, n);
-                    n
+                    Some(n)
                 }
             }
         }
