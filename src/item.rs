@@ -220,6 +220,36 @@ mod tests {
     use super::*;
 
     #[test]
+    fn same_text_agrees_with_string_equality() {
+        let ids = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abce",
+            "berries",
+            "berriez",
+            "xerries",
+            "flint-12",
+            "flint-13",
+            "glint-12",
+            "a-long-sixteen-x",
+            "a-long-sixteen-y",
+            "b-long-sixteen-x",
+            "seventeen-letters",
+            "seventeen-letterz",
+        ];
+        for a in ids {
+            for b in ids {
+                let copy = b.to_string();
+                assert_eq!(same_text(a, &copy), a == b, "{a:?} vs {b:?}");
+            }
+            assert!(same_text(a, a));
+        }
+    }
+
+    #[test]
     fn interned_and_counted_ids_compare_by_text() {
         let long = "x".repeat(INTERN_LONGEST + 1);
         let a = ItemType::from(long.as_str());
@@ -249,40 +279,5 @@ mod tests {
         assert_eq!(json, "\"torch\"");
         let back: ItemType = serde_json::from_str(&json).unwrap();
         assert_eq!(back, id);
-    }
-}
-
-#[cfg(test)]
-mod same_text_tests {
-    use super::same_text;
-
-    #[test]
-    fn same_text_agrees_with_string_equality() {
-        let ids = [
-            "",
-            "a",
-            "ab",
-            "abc",
-            "abcd",
-            "abce",
-            "berries",
-            "berriez",
-            "xerries",
-            "flint-12",
-            "flint-13",
-            "glint-12",
-            "a-long-sixteen-x",
-            "a-long-sixteen-y",
-            "b-long-sixteen-x",
-            "seventeen-letters",
-            "seventeen-letterz",
-        ];
-        for a in ids {
-            for b in ids {
-                let copy = b.to_string();
-                assert_eq!(same_text(a, &copy), a == b, "{a:?} vs {b:?}");
-            }
-            assert!(same_text(a, a));
-        }
     }
 }

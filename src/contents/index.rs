@@ -26,9 +26,10 @@ pub(crate) struct TypeIndex {
     /// with [`same_text`] (a pointer, then a word or two, where a `str`
     /// comparison is a call to `memcmp`).
     ids: HashTable<(ItemType, u32)>,
-    /// The same entries as `ids` while there are at most [`FEW`] of them
-    /// (empty past that).
-    few: Vec<(ItemType, u32)>,
+    /// Per type number, its id. A type leaves `ids` only past
+    /// [`KEEP_EMPTY_TYPES`] types, so while there are at most [`FEW`], the
+    /// numbers in use are exactly `0..ids.len()` and this is all of them.
+    keys: Vec<ItemType>,
     lists: Vec<Vec<u32>>,
     /// Per type number, the position of the type's row in the rules (the
     /// index is cleared whenever the rules change).
@@ -45,11 +46,12 @@ impl TypeIndex {
     #[inline]
     pub(crate) fn find(&self, item: &str) -> Option<(u32, &ItemType)> {
         if self.ids.len() <= FEW {
+            debug_assert_eq!(self.keys.len(), self.ids.len(), "no number is free yet");
             return self
-                .few
+                .keys
                 .iter()
-                .find(|(k, _)| same_text(k.as_str(), item))
-                .map(|(k, i)| (*i, k));
+                .position(|k| same_text(k.as_str(), item))
+                .map(|i| (i as u32, &self.keys[i]));
         }
         self.find_hashed(item)
     }
@@ -101,11 +103,13 @@ impl TypeIndex {
         let i = match self.free.pop() {
             Some(i) => {
                 self.rows[i as usize] = row;
+                self.keys[i as usize] = item.clone();
                 i
             }
             None => {
                 self.lists.push(Vec::new());
                 self.rows.push(row);
+                self.keys.push(item.clone());
                 (self.lists.len() - 1) as u32
             }
         };
@@ -113,11 +117,6 @@ impl TypeIndex {
             .insert_unique(text_hash(item.as_str()), (item.clone(), i), |(k, _)| {
                 text_hash(k.as_str())
             });
-        if self.ids.len() <= FEW {
-            self.few.push((item.clone(), i));
-        } else {
-            self.few.clear();
-        }
         i
     }
 
@@ -189,7 +188,6 @@ impl TypeIndex {
         }
         if list.is_empty() && self.rows[at as usize].is_none() && self.ids.len() > KEEP_EMPTY_TYPES
         {
-            // past FEW types, `few` is empty already
             if let Ok(entry) = self
                 .ids
                 .find_entry(text_hash(item), |(k, _)| same_text(k.as_str(), item))
@@ -203,7 +201,7 @@ impl TypeIndex {
     /// Forgets every type.
     pub(crate) fn clear(&mut self) {
         self.ids.clear();
-        self.few.clear();
+        self.keys.clear();
         self.lists.clear();
         self.rows.clear();
         self.free.clear();

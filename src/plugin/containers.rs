@@ -274,56 +274,27 @@ impl Containers<'_, '_> {
             _ => {
                 let container = one_container(r);
                 if let Ok(answer) = self.answered(container, |e| engine_step(r, e)) {
-                    self.report(r, Answered::of(r, answer));
+                    self.report(Answered::of(r, answer));
                 }
             }
         }
     }
 
     /// Reports a request of one container answered by [`Answered::of`]
-    /// (on this thread or another): its outcome message, or what is left
-    /// to settle first.
+    /// (on this thread or another): settles what it leaves in the world,
+    /// then writes (and triggers) its outcome message.
     #[inline]
-    pub(super) fn report(&mut self, r: &ContainerRequest, answered: Answered) {
+    pub(super) fn report(&mut self, answered: Answered) {
         match answered {
-            Answered::Delivered(msg) => self.emit_delivered(msg),
+            Answered::Delivered(mut msg) => {
+                // a refusal or a leftover is settled in the world first
+                self.settle_delivery_of(&mut msg);
+                self.emit_delivered(msg);
+            }
             Answered::Taken(msg) => self.emit_taken(msg),
             Answered::Transferred(msg) => self.emit_transferred(msg),
             Answered::Rearranged(msg) => self.emit_rearranged(msg),
-            Answered::ToSettle(answer) => self.finish(r, answer),
-        }
-    }
-
-    /// Settles and reports what the engine answered to `r`, a request of
-    /// one container (see [`engine_step`]): the same whether the engine ran
-    /// here or on another thread.
-    fn finish(&mut self, r: &ContainerRequest, answer: EngineAnswer) {
-        let container = one_container(r);
-        match answer {
-            EngineAnswer::Delivered(outcome) => {
-                let sender = match r {
-                    ContainerRequest::Deliver(d) => d.sender,
-                    _ => None,
-                };
-                let msg = self.report_delivery(container, sender, outcome, None);
-                self.emit_delivered(msg);
-            }
-            EngineAnswer::Taken(outcome) => self.emit_taken(ItemsTaken { container, outcome }),
-            EngineAnswer::Transferred(outcome) => self.emit_transferred(ItemsTransferred {
-                container,
-                from: container,
-                to: container,
-                outcome: *outcome,
-            }),
-            EngineAnswer::Rearranged(outcome) => {
-                self.emit_rearranged(ContainerRearranged { container, outcome })
-            }
-            EngineAnswer::Forced(outcome) => self.settle_and_emit_forced(ItemsForcedOut {
-                container,
-                outcome: *outcome,
-                settled: Vec::new(),
-                warnings: Vec::new(),
-            }),
+            Answered::ForcedOut(msg) => self.settle_and_emit_forced(*msg),
         }
     }
 
@@ -715,10 +686,8 @@ impl Containers<'_, '_> {
 }
 
 /// What the engine answered to a request of one container, before it is
-/// settled and reported ([`Containers::finish`]). Kept small (the rarer,
-/// larger outcomes boxed): a frame's answers are moved from thread to
-/// thread, and in a profile copying them cost a quarter of a worker's time
-/// when they were whole outcome messages.
+/// reported ([`Answered::of`]). Kept small: the rarer, larger outcomes
+/// are boxed.
 #[derive(Debug)]
 pub(super) enum EngineAnswer {
     Delivered(Delivered),
@@ -728,27 +697,27 @@ pub(super) enum EngineAnswer {
     Forced(Box<ForcedOut>),
 }
 
-/// A request of one container, answered: its outcome message when nothing
-/// is left to settle in the world (the common case, built on whatever
-/// thread answered it), or the engine's answer for [`Containers::finish`].
+/// A request of one container, answered: its outcome message, built on
+/// whatever thread answered it. What it leaves to settle in the world (a
+/// delivery's refusal or leftover, a forced removal's portions) is settled
+/// when it is reported ([`Containers::report`]), in the order written.
 #[derive(Debug)]
 pub(super) enum Answered {
     Delivered(ItemsDelivered),
     Taken(ItemsTaken),
     Transferred(ItemsTransferred),
     Rearranged(ContainerRearranged),
-    ToSettle(EngineAnswer),
+    /// Boxed: rare, and larger than the others.
+    ForcedOut(Box<ItemsForcedOut>),
 }
 
 impl Answered {
-    /// What `answer`, the engine's answer to `r`, reports: the message
-    /// [`Containers::finish`] would write, when it has nothing to settle.
+    /// The outcome message of `answer`, the engine's answer to `r`, with
+    /// nothing settled yet.
     pub(super) fn of(r: &ContainerRequest, answer: EngineAnswer) -> Answered {
         let container = one_container(r);
         match answer {
-            EngineAnswer::Delivered(outcome)
-                if outcome.refused.is_none() && outcome.leftover.is_none() =>
-            {
+            EngineAnswer::Delivered(outcome) => {
                 let sender = match r {
                     ContainerRequest::Deliver(d) => d.sender,
                     _ => None,
@@ -771,7 +740,12 @@ impl Answered {
             EngineAnswer::Rearranged(outcome) => {
                 Answered::Rearranged(ContainerRearranged { container, outcome })
             }
-            other => Answered::ToSettle(other),
+            EngineAnswer::Forced(outcome) => Answered::ForcedOut(Box::new(ItemsForcedOut {
+                container,
+                outcome: *outcome,
+                settled: Vec::new(),
+                warnings: Vec::new(),
+            })),
         }
     }
 }

@@ -241,7 +241,7 @@ mod parallel {
                 None => None,
             };
             match answered {
-                Some(a) => ops.report(r, a),
+                Some(a) => ops.report(a),
                 None => ops.answer(r),
             }
         }
