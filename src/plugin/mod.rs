@@ -9,6 +9,9 @@
 //!
 //! and an observer that settles a despawned container's items by its
 //! [`DespawnPolicy`] ([`ContainerSpilled`] or [`ContainerLeftWorld`]).
+//! Each system has a run condition that says when it has work (a request
+//! written, a file loaded or changed, a container added or edited), so a
+//! frame in which nothing happens to containers runs none of them.
 //!
 //! **Requests in one frame** are answered in the order they were written,
 //! whatever their kind: a take written before a delivery is answered first,
@@ -73,6 +76,7 @@ mod state;
 mod systems;
 mod watch;
 
+use bevy::asset::AssetLoadFailedEvent;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
@@ -140,6 +144,7 @@ impl Plugin for ContainerPlugin {
             .init_resource::<ContainerFrameStats>()
             .init_resource::<systems::CompiledRules>()
             .init_resource::<systems::LoadedSaves>()
+            .init_resource::<systems::AttachWaiting>()
             .init_resource::<watch::OutcomeKeys>()
             .init_resource::<watch::Watched>()
             .init_resource::<guard::PluginWrites>()
@@ -159,14 +164,21 @@ impl Plugin for ContainerPlugin {
             .add_systems(
                 self.schedule,
                 (
-                    watch::watch_observers,
-                    guard::undo_foreign_edits,
-                    systems::forget_stale_rules,
-                    systems::attach_engines,
-                    systems::settle_loaded_saves,
-                    systems::apply_adoption_changes,
-                    systems::apply_tuning_changes,
-                    systems::apply_slot_rules_changes,
+                    watch::watch_observers.run_if(watch::observers_changed),
+                    guard::undo_foreign_edits.run_if(guard::edited_elsewhere),
+                    systems::forget_stale_rules.run_if(
+                        on_message::<AssetEvent<AdoptionAsset>>
+                            .or_eager(resource_changed::<ContainerTuning>),
+                    ),
+                    systems::attach_engines.run_if(systems::engines_to_attach),
+                    systems::settle_loaded_saves.run_if(systems::saves_to_settle),
+                    systems::apply_adoption_changes.run_if(
+                        on_message::<AssetEvent<AdoptionAsset>>
+                            .or_eager(on_message::<AssetLoadFailedEvent<AdoptionAsset>>),
+                    ),
+                    systems::apply_tuning_changes.run_if(resource_changed::<ContainerTuning>),
+                    systems::apply_slot_rules_changes
+                        .run_if(any_match_filter::<Changed<ContainerSlotRules>>),
                 )
                     .chain()
                     .in_set(ContainerSystems::Rules),
@@ -174,9 +186,10 @@ impl Plugin for ContainerPlugin {
             .add_systems(
                 self.schedule,
                 (
-                    watch::watch_observers,
-                    systems::handle_requests,
-                    guard::note_written,
+                    watch::watch_observers.run_if(watch::observers_changed),
+                    systems::handle_requests
+                        .run_if(on_message::<ContainerRequest>.or_eager(systems::stats_to_reset)),
+                    guard::note_written.run_if(guard::containers_changed),
                 )
                     .chain()
                     .in_set(ContainerSystems::Requests),

@@ -79,9 +79,26 @@ pub(crate) struct AnsweredByServer;
 #[derive(Resource, Default)]
 pub(crate) struct LoadedSaves(Vec<(Entity, ForcedOut)>);
 
+/// Whether [`attach_engines`] left a container without its engine last
+/// time (its file not loaded yet, or its save refused under the rules in
+/// force): it looks again every frame until none is left.
+#[derive(Resource, Default, PartialEq)]
+pub(crate) struct AttachWaiting(bool);
+
+/// The run condition of [`attach_engines`]: a container is still waiting,
+/// or one changed since this condition last looked has no engine (new, or
+/// a save written onto it by a scene or a server).
+pub(crate) fn engines_to_attach(
+    changed: Query<&ContainerContents, Changed<ContainerContents>>,
+    waiting: Res<AttachWaiting>,
+) -> bool {
+    waiting.0 || changed.iter().any(|c| !c.is_ready())
+}
+
 /// What attaching rules reports.
 #[derive(SystemParam)]
 pub(crate) struct Attached<'w, 's> {
+    waiting: ResMut<'w, AttachWaiting>,
     ready: MessageWriter<'w, ContainerReady>,
     refused: MessageWriter<'w, ContainerSaveRefused>,
     loaded: ResMut<'w, LoadedSaves>,
@@ -106,12 +123,14 @@ pub(crate) fn attach_engines(
     mut refused_under: Local<EntityHashMap<Arc<Rules>>>,
     mut out: Attached,
 ) {
+    let mut waiting = false;
     for (entity, container, mut contents, slot_rules) in &mut containers {
         if contents.is_ready() {
             continue;
         }
         let id = container.adoption.id();
         let Some(asset) = assets.get(id) else {
+            waiting = true;
             continue;
         };
         let rules = match compiled.get(id, asset, &tuning.0) {
@@ -122,6 +141,7 @@ pub(crate) fn attach_engines(
                         "container {entity}: its adoption does not compile with the game's tuning; fix the tuning or the file:\n{report}"
                     );
                 }
+                waiting = true;
                 continue;
             }
         };
@@ -130,6 +150,7 @@ pub(crate) fn attach_engines(
             .get(&entity)
             .is_some_and(|r| Arc::ptr_eq(r, &rules))
         {
+            waiting = true;
             continue;
         }
         let slot_rules = slot_rules.map(ContainerSlotRules::to_rules);
@@ -163,6 +184,7 @@ pub(crate) fn attach_engines(
                         }
                         out.refused.write(msg);
                     }
+                    waiting = true;
                     continue;
                 }
             },
@@ -177,6 +199,12 @@ pub(crate) fn attach_engines(
             out.commands.trigger(ContainerReady { container: entity });
         }
     }
+    out.waiting.set_if_neq(AttachWaiting(waiting));
+}
+
+/// The run condition of [`settle_loaded_saves`].
+pub(crate) fn saves_to_settle(loaded: Res<LoadedSaves>) -> bool {
+    !loaded.0.is_empty()
 }
 
 /// Settles what the migration of a save read back with a world forced out
@@ -342,6 +370,12 @@ pub(crate) fn handle_requests(
         return;
     }
     *stats = answer_frame(&mut requests, &mut ops, *parallelism, &mut scratch);
+}
+
+/// With no request to answer, [`handle_requests`] still runs once to set
+/// [`ContainerFrameStats`] back to an empty frame.
+pub(crate) fn stats_to_reset(stats: Res<ContainerFrameStats>) -> bool {
+    *stats != ContainerFrameStats::default()
 }
 
 /// What the despawn observer reads of a container.

@@ -41,15 +41,29 @@ impl FromWorld for OutcomeKeys {
 }
 
 /// The outcome events some observer (global or on an entity) watches, as
-/// of the last [`watch_observers`].
+/// of the last [`watch_observers`], and how many observers there were.
 #[derive(Resource, Default, Debug)]
-pub(crate) struct Watched(u16);
+pub(crate) struct Watched {
+    bits: u16,
+    observers: usize,
+}
 
 impl Watched {
     /// Whether an observer watches `kind`.
     pub(crate) fn has(&self, kind: Kind) -> bool {
-        self.0 & (1 << kind as u16) != 0
+        self.bits & (1 << kind as u16) != 0
     }
+}
+
+/// Whether an observer was added or removed since [`watch_observers`] last
+/// looked: its run condition, so a frame without such a change does not
+/// run it (an observer's events never change once it is spawned).
+pub(crate) fn observers_changed(
+    added: Query<(), Added<Observer>>,
+    all: Query<(), With<Observer>>,
+    watched: Res<Watched>,
+) -> bool {
+    !added.is_empty() || all.iter().len() != watched.observers
 }
 
 /// Notes which outcome events are observed; runs at the head of each of
@@ -60,14 +74,19 @@ pub(crate) fn watch_observers(
     mut watched: ResMut<Watched>,
 ) {
     let mut bits = 0u16;
+    let mut count = 0;
     for o in &observers {
+        count += 1;
         for key in o.descriptor().event_keys() {
             if let Some(i) = keys.0.iter().position(|k| k == key) {
                 bits |= 1 << i;
             }
         }
     }
-    if watched.0 != bits {
-        watched.0 = bits;
+    if watched.bits != bits || watched.observers != count {
+        *watched = Watched {
+            bits,
+            observers: count,
+        };
     }
 }
