@@ -812,8 +812,15 @@ type Placed = (usize, Vec3, Option<usize>);
 /// An app with the containers of `layout`, spawned in order, ready; and an
 /// entity that is no container. Two calls give the same entities.
 fn order_app(layout: &[Placed]) -> (App, Vec<Entity>, Entity) {
+    order_app_with(layout, true)
+}
+
+/// [`order_app`], with the outcome observers or without them.
+fn order_app_with(layout: &[Placed], observers: bool) -> (App, Vec<Entity>, Entity) {
     let mut app = app();
-    listen(&mut app);
+    if observers {
+        listen(&mut app);
+    }
     app.insert_resource(ContainerTuning(
         Tuning::default().with("backpack-slots", 12.0),
     ));
@@ -1249,6 +1256,107 @@ fn a_frame_answered_across_threads_equals_the_serial_answer() {
     assert!(
         on_workers > 5_000,
         "most requests went to worker threads ({on_workers})"
+    );
+}
+
+/// With no observer, no linked request and nothing to settle, the threads'
+/// deliveries and takes are written a kind at a time, the two kinds side
+/// by side: each kind's messages are still those of the serial answer, in
+/// its order, whatever the thread count. Frames whose deliveries leave
+/// items on the ground take the ordered report instead; both are checked.
+#[test]
+fn deliveries_and_takes_written_a_kind_at_a_time_equal_the_serial_answer() {
+    let threads = [2usize, 3, 5];
+    let mut rng = Rng(0x5EED_B47C);
+    let n = 400;
+    // seed backpacks, whose full slots leave items on the ground, and
+    // no-limit chests, which take everything
+    let layout: Vec<Placed> = (0..n)
+        .map(|_| {
+            let at = Vec3::new(rng.below(100) as f32, rng.below(100) as f32, 0.0);
+            (2 * rng.below(2), at, None)
+        })
+        .collect();
+    let (mut serial, cs, _) = order_app_with(&layout, false);
+    serial.insert_resource(ContainerParallelism::Serial);
+    let mut apps: Vec<App> = threads
+        .iter()
+        .map(|&t| {
+            let (mut app, cs_t, _) = order_app_with(&layout, false);
+            assert_eq!(cs, cs_t, "the same entities");
+            app.insert_resource(ContainerParallelism::Threads(
+                std::num::NonZeroUsize::new(t).expect("not zero"),
+            ));
+            app
+        })
+        .collect();
+    let (mut batched, mut in_order) = (0, 0);
+    for frame in 0..16 {
+        // the later frames deliver more, and some leave items on the ground
+        let (most, kinds) = if frame < 10 {
+            (3, 1)
+        } else {
+            (40, ITEMS.len())
+        };
+        let requests: Vec<ContainerRequest> = (0..300 + rng.below(500))
+            .map(|_| {
+                let c = cs[rng.below(cs.len())];
+                let item = ITEMS[rng.below(kinds)];
+                let amount = 1 + rng.below(most) as u32;
+                match rng.below(3) {
+                    0 => Take::new(c, item, amount).into(),
+                    1 => Take::new(c, item, amount)
+                        .from_slot(rng.below(4) as u32)
+                        .into(),
+                    _ => Deliver::new(c, item, amount).into(),
+                }
+            })
+            .collect();
+        let start = serial.world().resource::<Seen>().delivered.len();
+        for r in &requests {
+            serial.world_mut().write_message(r.clone());
+        }
+        serial.update();
+        let expected_world = snapshot(&mut serial, &cs);
+        // whether a delivery of this frame left something to settle
+        let settles = serial.world().resource::<Seen>().delivered[start..]
+            .iter()
+            .any(|d| d.outcome.leftover.is_some() || d.outcome.refused.is_some());
+        for (app, t) in apps.iter_mut().zip(threads) {
+            for r in &requests {
+                app.world_mut().write_message(r.clone());
+            }
+            app.update();
+            let stats = *app.world().resource::<ContainerFrameStats>();
+            assert_eq!(
+                stats.on_workers,
+                requests.len(),
+                "frame {frame}, {t} threads: every request is independent"
+            );
+            assert_eq!(
+                snapshot(app, &cs),
+                expected_world,
+                "frame {frame}, {t} threads: the containers or the ground differ"
+            );
+            let (x, y) = (
+                serial.world().resource::<Seen>(),
+                app.world().resource::<Seen>(),
+            );
+            assert_eq!(
+                x.delivered, y.delivered,
+                "frame {frame}, {t} threads: delivered"
+            );
+            assert_eq!(x.taken, y.taken, "frame {frame}, {t} threads: taken");
+        }
+        if settles {
+            in_order += 1;
+        } else {
+            batched += 1;
+        }
+    }
+    assert!(
+        batched >= 5 && in_order >= 2,
+        "both ways of writing were used ({batched} batched, {in_order} in order)"
     );
 }
 

@@ -174,6 +174,24 @@ pub enum LoadError {
     Refused(#[from] LoadRefused),
 }
 
+impl<'w> Containers<'w, '_> {
+    /// The writers of deliveries and takes, when no observer watches
+    /// either (their messages may then be written a kind at a time, each
+    /// kind in the order written).
+    #[cfg(feature = "parallel")]
+    pub(super) fn unwatched_writers(
+        &mut self,
+    ) -> Option<(
+        &mut MessageWriter<'w, ItemsDelivered>,
+        &mut MessageWriter<'w, ItemsTaken>,
+    )> {
+        if self.watched.has(Kind::Delivered) || self.watched.has(Kind::Taken) {
+            return None;
+        }
+        Some((&mut self.delivered, &mut self.taken))
+    }
+}
+
 impl Containers<'_, '_> {
     /// How many of `item` `container` holds (0 when it is not a container).
     pub fn count(&self, container: Entity, item: &str) -> u64 {
@@ -717,19 +735,7 @@ impl Answered {
     pub(super) fn of(r: &ContainerRequest, answer: EngineAnswer) -> Answered {
         let container = one_container(r);
         match answer {
-            EngineAnswer::Delivered(outcome) => {
-                let sender = match r {
-                    ContainerRequest::Deliver(d) => d.sender,
-                    _ => None,
-                };
-                Answered::Delivered(ItemsDelivered {
-                    container,
-                    sender,
-                    outcome,
-                    settled: Vec::new(),
-                    warnings: Vec::new(),
-                })
-            }
+            EngineAnswer::Delivered(outcome) => Answered::Delivered(Self::delivered(r, outcome)),
             EngineAnswer::Taken(outcome) => Answered::Taken(ItemsTaken { container, outcome }),
             EngineAnswer::Transferred(outcome) => Answered::Transferred(ItemsTransferred {
                 container,
@@ -746,6 +752,25 @@ impl Answered {
                 settled: Vec::new(),
                 warnings: Vec::new(),
             })),
+        }
+    }
+}
+
+impl Answered {
+    /// The message of a delivery `outcome`, the answer to `r`, with nothing
+    /// settled yet.
+    #[inline]
+    pub(super) fn delivered(r: &ContainerRequest, outcome: Delivered) -> ItemsDelivered {
+        let sender = match r {
+            ContainerRequest::Deliver(d) => d.sender,
+            _ => None,
+        };
+        ItemsDelivered {
+            container: one_container(r),
+            sender,
+            outcome,
+            settled: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 }

@@ -20,6 +20,12 @@
 //!    written: each outcome is written (and triggered) in that order, what
 //!    an outcome leaves to settle (a leftover on the ground) is settled
 //!    then, and the linked requests are answered there, one after another.
+//!    When every request was answered on the threads as a delivery or a
+//!    take, none left anything to settle and no observer watches either
+//!    kind, the report is two batches instead, written side by side: the
+//!    deliveries' messages in the order written, and the takes'. Each
+//!    kind's messages are then what the ordered report writes; only their
+//!    interleaving across kinds, which no reader sees, differs.
 //!
 //! Independent containers are touched by their own requests only and
 //! linked ones by linked requests only, so answering the first kind before
@@ -139,8 +145,10 @@ mod parallel {
 
     use super::{ContainerFrameStats, ContainerParallelism, FrameScratch};
     use crate::plugin::components::{ContainerContents, OverflowStore};
-    use crate::plugin::containers::{Answered, Containers, Touches, engine_step, one_container};
-    use crate::plugin::messages::ContainerRequest;
+    use crate::plugin::containers::{
+        Answered, Containers, EngineAnswer, Touches, engine_step, one_container,
+    };
+    use crate::plugin::messages::{ContainerRequest, ItemsDelivered, ItemsTaken};
 
     /// Below this many requests to independent containers a frame is
     /// answered serially: handing work to threads costs more than it saves.
@@ -198,7 +206,7 @@ mod parallel {
         }
         plan.share(threads);
         let mut outs = std::mem::take(&mut plan.outs);
-        outs.resize_with(threads, Vec::new);
+        outs.resize_with(threads, Answers::default);
         {
             // the independent containers' components, by their number
             let mut held: Vec<Option<Mut<ContainerContents>>> =
@@ -230,22 +238,20 @@ mod parallel {
                 }
             });
         }
-        // reported in the order written
-        let mut streams: Vec<_> = outs.iter_mut().map(|o| o.drain(..)).collect();
-        for (r, &n) in requests.iter().zip(&plan.route) {
-            let answered = match plan.owner.get(n as usize) {
-                Some(&w) => streams
-                    .get_mut(w as usize)
-                    .and_then(Iterator::next)
-                    .flatten(),
-                None => None,
-            };
-            match answered {
-                Some(a) => ops.report(a),
-                None => ops.answer(r),
+        let all_on_threads = plan.independent == requests.len();
+        let settled = outs.iter().all(|o| o.other.is_empty() && !o.unsettled);
+        match ops.unwatched_writers() {
+            // nothing to settle, no linked request and no observer: each
+            // kind's messages are written as one batch, in the order
+            // written, the two kinds side by side
+            Some((delivered, taken)) if all_on_threads && settled => {
+                write_side_by_side(pool, &plan.route, &plan.owner, &mut outs, delivered, taken);
             }
+            _ => report_in_order(requests, &plan.route, &plan.owner, &mut outs, ops),
         }
-        drop(streams);
+        for o in outs.iter_mut() {
+            o.clear();
+        }
         plan.outs = outs;
         plan.forget();
         Some(ContainerFrameStats {
@@ -277,7 +283,7 @@ mod parallel {
         w: usize,
         base: usize,
         mine: &mut [Option<Mut<ContainerContents>>],
-        out: &mut Vec<Option<Answered>>,
+        out: &mut Answers,
         requests: &[&ContainerRequest],
         route: &[u32],
         owner: &[u32],
@@ -290,11 +296,11 @@ mod parallel {
             // every independent container was found; should one not be,
             // its request is answered in order on the system's thread
             let Some(c) = held else {
-                out.push(None);
+                out.push_unanswered();
                 continue;
             };
             let Some((engine, mirror)) = c.bypass_change_detection().engine_and_mirror() else {
-                out.push(None);
+                out.push_unanswered();
                 continue;
             };
             let answer = engine_step(r, engine);
@@ -302,8 +308,157 @@ mod parallel {
                 answer.refresh(mirror, engine);
                 c.set_changed();
             }
-            out.push(Some(Answered::of(r, answer)));
+            out.push_answer(r, answer);
         }
+    }
+
+    /// Which of a thread's lists holds the answer to one of its requests.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum Tag {
+        Delivered,
+        Taken,
+        Other,
+    }
+
+    /// A thread's answers, each kind in a list of its own (the two common
+    /// kinds are then written a kind at a time without copying others).
+    #[derive(Default)]
+    pub(super) struct Answers {
+        /// Per request the thread answered, in the order written: where
+        /// its answer is.
+        tags: Vec<Tag>,
+        delivered: Vec<ItemsDelivered>,
+        taken: Vec<ItemsTaken>,
+        /// The other answers; `None` for a request left to the system's
+        /// thread.
+        other: Vec<Option<Answered>>,
+        /// Whether a delivery left something to settle in the world.
+        unsettled: bool,
+    }
+
+    impl Answers {
+        /// The message of `answer`, the engine's answer to `r`, built into
+        /// its kind's list (one copy of the outcome, not three).
+        fn push_answer(&mut self, r: &ContainerRequest, answer: EngineAnswer) {
+            let tag = match answer {
+                EngineAnswer::Delivered(outcome) => {
+                    self.unsettled |= outcome.refused.is_some() || outcome.leftover.is_some();
+                    self.delivered.push(Answered::delivered(r, outcome));
+                    Tag::Delivered
+                }
+                EngineAnswer::Taken(outcome) => {
+                    let container = one_container(r);
+                    self.taken.push(ItemsTaken { container, outcome });
+                    Tag::Taken
+                }
+                other => {
+                    self.other.push(Some(Answered::of(r, other)));
+                    Tag::Other
+                }
+            };
+            self.tags.push(tag);
+        }
+
+        /// A request left to the system's thread, answered there in turn.
+        fn push_unanswered(&mut self) {
+            self.other.push(None);
+            self.tags.push(Tag::Other);
+        }
+
+        fn clear(&mut self) {
+            self.tags.clear();
+            self.delivered.clear();
+            self.taken.clear();
+            self.other.clear();
+            self.unsettled = false;
+        }
+    }
+
+    /// Every outcome reported in the order written, what it leaves settled
+    /// then; a request no thread answered is answered here, in its turn.
+    fn report_in_order(
+        requests: &[&ContainerRequest],
+        route: &[u32],
+        owner: &[u32],
+        outs: &mut [Answers],
+        ops: &mut Containers,
+    ) {
+        let mut streams: Vec<_> = outs
+            .iter_mut()
+            .map(|o| {
+                (
+                    o.tags.iter(),
+                    o.delivered.drain(..),
+                    o.taken.drain(..),
+                    o.other.drain(..),
+                )
+            })
+            .collect();
+        for (r, &n) in requests.iter().zip(route) {
+            let stream = owner
+                .get(n as usize)
+                .and_then(|&w| streams.get_mut(w as usize));
+            let answered = stream.and_then(|(tags, d, t, o)| match tags.next()? {
+                Tag::Delivered => d.next().map(Answered::Delivered),
+                Tag::Taken => t.next().map(Answered::Taken),
+                Tag::Other => o.next().flatten(),
+            });
+            match answered {
+                Some(a) => ops.report(a),
+                None => ops.answer(r),
+            }
+        }
+    }
+
+    /// The deliveries' and the takes' messages, each kind in the order
+    /// written, written side by side: every request was answered on the
+    /// threads as one of the two, with nothing to settle and no observer.
+    fn write_side_by_side(
+        pool: &TaskPool,
+        route: &[u32],
+        owner: &[u32],
+        outs: &mut [Answers],
+        delivered: &mut MessageWriter<ItemsDelivered>,
+        taken: &mut MessageWriter<ItemsTaken>,
+    ) {
+        let mut tags = Vec::with_capacity(outs.len());
+        let mut ds = Vec::with_capacity(outs.len());
+        let mut ts = Vec::with_capacity(outs.len());
+        for o in outs.iter_mut() {
+            tags.push(o.tags.as_slice());
+            ds.push(o.delivered.drain(..));
+            ts.push(o.taken.drain(..));
+        }
+        let tags = tags.as_slice();
+        pool.scope(|scope| {
+            scope.spawn(async move {
+                delivered.write_batch(in_order(route, owner, tags, Tag::Delivered, ds));
+            });
+            taken.write_batch(in_order(route, owner, tags, Tag::Taken, ts));
+        });
+    }
+
+    /// The answers of kind `kind` in the order written: each request's
+    /// thread from `route` and `owner`, its kind from that thread's `tags`.
+    fn in_order<'a, M: 'a>(
+        route: &'a [u32],
+        owner: &'a [u32],
+        tags: &'a [&'a [Tag]],
+        kind: Tag,
+        mut lists: Vec<std::vec::Drain<'a, M>>,
+    ) -> impl Iterator<Item = M> + 'a {
+        let mut at = vec![0usize; tags.len()];
+        route.iter().filter_map(move |&n| {
+            let w = *owner.get(n as usize)? as usize;
+            let i = at.get_mut(w)?;
+            let tag = *tags.get(w)?.get(*i)?;
+            *i += 1;
+            if tag == kind {
+                lists.get_mut(w)?.next()
+            } else {
+                None
+            }
+        })
     }
 
     /// Which requests go to which thread.
@@ -326,7 +481,7 @@ mod parallel {
         /// Thread `w` answers the containers numbered `bounds[w]..bounds[w + 1]`.
         bounds: Vec<usize>,
         /// Each thread's answers, kept for their room.
-        outs: Vec<Vec<Option<Answered>>>,
+        outs: Vec<Answers>,
         /// How many requests the threads answer.
         independent: usize,
     }
