@@ -163,6 +163,18 @@ fn parallel_frame(c: &mut Criterion) {
     g.finish();
 }
 
+/// A frame in which nothing happens to containers: a bare Bevy app, and
+/// one with the plugin and 10,000 ready backpacks (the plugin's systems
+/// have run conditions, so they should add next to nothing).
+fn idle_frame(c: &mut Criterion) {
+    let mut g = c.benchmark_group("idle-frame");
+    let mut bare = bare_app();
+    g.bench_function("bare-bevy", |b| b.iter(|| bare.update()));
+    let (mut app, _bags) = backpack_app(10_000);
+    g.bench_function("plugin-10k-backpacks", |b| b.iter(|| app.update()));
+    g.finish();
+}
+
 fn drags(c: &mut Criterion) {
     let (chest, bag, drags) = drag_day(1_000);
     let mut g = c.benchmark_group("1k-drags-chest-and-backpack");
@@ -205,6 +217,7 @@ criterion_group!(
     forced_removal_10k,
     ecs_frame,
     parallel_frame,
+    idle_frame,
     drags,
     load_seed
 );

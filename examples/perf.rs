@@ -283,6 +283,19 @@ fn main() {
         );
     }
 
+    // idle-frame: what the plugin adds to a frame in which nothing happens
+    if want("idle-frame") {
+        let (plugin, bare) = idle_frames();
+        println!(
+            "time idle-frame-10k-backpacks {:.1} us",
+            plugin.as_secs_f64() * 1e6
+        );
+        println!(
+            "time idle-frame-bare-bevy {:.1} us",
+            bare.as_secs_f64() * 1e6
+        );
+    }
+
     // parallel-frame-speedup
     if want("parallel-frame-speedup") {
         let (serial, parallel) = parallel_frame();
@@ -386,6 +399,19 @@ fn ecs_vs_engine() -> (Duration, Duration) {
         || frame(&mut app),
         || timed(|| (), |_| engine_requests(&mut engines)),
     )
+}
+
+/// An idle frame of an app with 10,000 ready backpacks, and one of the same
+/// app without the plugin, in one race.
+fn idle_frames() -> (Duration, Duration) {
+    let (mut app, _bags) = backpack_app(10_000);
+    let mut bare = bare_app();
+    let frame = |app: &mut bevy::prelude::App| {
+        let t = Instant::now();
+        app.update();
+        t.elapsed()
+    };
+    race(200, || frame(&mut app), || frame(&mut bare))
 }
 
 /// A frame of 100,000 requests over 10,000 independent backpacks, answered

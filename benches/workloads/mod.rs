@@ -257,6 +257,14 @@ pub fn full_bank(bank: &Arc<Rules>, names: &[String]) -> Contents {
 /// deliver-2, take-2-from-slot-0 keeps every backpack in the same state.
 pub const PREFILL: u32 = 10;
 
+/// The app of [`backpack_app`] without the plugin: Bevy's own frame.
+pub fn bare_app() -> App {
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, AssetPlugin::default()));
+    app.update();
+    app
+}
+
 /// A headless app with `n` seed backpacks holding [`PREFILL`] berries.
 pub fn backpack_app(n: usize) -> (App, Vec<Entity>) {
     backpack_app_with(n, ContainerParallelism::default())
