@@ -76,7 +76,6 @@ mod state;
 mod systems;
 mod watch;
 
-use bevy::asset::AssetLoadFailedEvent;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
 
@@ -163,36 +162,11 @@ impl Plugin for ContainerPlugin {
             )
             .add_systems(
                 self.schedule,
-                (
-                    watch::watch_observers.run_if(watch::observers_changed),
-                    guard::undo_foreign_edits.run_if(guard::edited_elsewhere),
-                    systems::forget_stale_rules.run_if(
-                        on_message::<AssetEvent<AdoptionAsset>>
-                            .or_eager(resource_changed::<ContainerTuning>),
-                    ),
-                    systems::attach_engines.run_if(systems::engines_to_attach),
-                    systems::settle_loaded_saves.run_if(systems::saves_to_settle),
-                    systems::apply_adoption_changes.run_if(
-                        on_message::<AssetEvent<AdoptionAsset>>
-                            .or_eager(on_message::<AssetLoadFailedEvent<AdoptionAsset>>),
-                    ),
-                    systems::apply_tuning_changes.run_if(resource_changed::<ContainerTuning>),
-                    systems::apply_slot_rules_changes
-                        .run_if(any_match_filter::<Changed<ContainerSlotRules>>),
-                )
-                    .chain()
-                    .in_set(ContainerSystems::Rules),
+                systems::rules_systems().in_set(ContainerSystems::Rules),
             )
             .add_systems(
                 self.schedule,
-                (
-                    watch::watch_observers.run_if(watch::observers_changed),
-                    systems::handle_requests
-                        .run_if(on_message::<ContainerRequest>.or_eager(systems::stats_to_reset)),
-                    guard::note_written.run_if(guard::containers_changed),
-                )
-                    .chain()
-                    .in_set(ContainerSystems::Requests),
+                systems::request_systems().in_set(ContainerSystems::Requests),
             )
             .add_observer(systems::spill_on_despawn);
     }

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use bevy::asset::AssetLoadFailedEvent;
 use bevy::ecs::entity::EntityHashMap;
-use bevy::ecs::system::SystemParam;
+use bevy::ecs::schedule::ScheduleConfigs;
+use bevy::ecs::system::{ScheduleSystem, SystemParam};
 use bevy::prelude::*;
 use bevy::transform::helper::TransformHelper;
 
@@ -16,13 +17,48 @@ use super::asset::AdoptionAsset;
 use super::components::{Container, ContainerContents, ContainerSlotRules, DespawnPolicy};
 use super::containers::Containers;
 use super::frame::{ContainerFrameStats, ContainerParallelism, FrameScratch, answer_frame};
+use super::guard;
 use super::messages::*;
 use super::settle::{PickupPlacement, spawn_pickup};
-use super::watch::{Kind, Watched};
+use super::watch::{self, Kind, Watched};
 use crate::adoption::{Report, Tuning};
 use crate::contents::{Contents, ForcedOut, ItemType};
 use crate::hash::FxHashMap;
 use crate::rules::Rules;
+
+/// The systems of [`super::ContainerSystems::Rules`], in order. Each has a
+/// run condition that says when it has work, so a frame in which nothing
+/// happens to containers runs none of them (the multi-threaded executor
+/// checks a condition on its own thread; running a system wakes another).
+pub(crate) fn rules_systems() -> ScheduleConfigs<ScheduleSystem> {
+    (
+        watch::watch_observers.run_if(watch::observers_changed),
+        guard::undo_foreign_edits.run_if(guard::edited_elsewhere),
+        forget_stale_rules.run_if(
+            on_message::<AssetEvent<AdoptionAsset>>.or_eager(resource_changed::<ContainerTuning>),
+        ),
+        attach_engines.run_if(engines_to_attach),
+        settle_loaded_saves.run_if(saves_to_settle),
+        apply_adoption_changes.run_if(
+            on_message::<AssetEvent<AdoptionAsset>>
+                .or_eager(on_message::<AssetLoadFailedEvent<AdoptionAsset>>),
+        ),
+        apply_tuning_changes.run_if(resource_changed::<ContainerTuning>),
+        apply_slot_rules_changes.run_if(any_match_filter::<Changed<ContainerSlotRules>>),
+    )
+        .chain()
+}
+
+/// The systems of [`super::ContainerSystems::Requests`], in order, with
+/// their run conditions.
+pub(crate) fn request_systems() -> ScheduleConfigs<ScheduleSystem> {
+    (
+        watch::watch_observers.run_if(watch::observers_changed),
+        handle_requests.run_if(on_message::<ContainerRequest>.or_eager(stats_to_reset)),
+        guard::note_written.run_if(guard::containers_changed),
+    )
+        .chain()
+}
 
 /// Rules compiled for each adoption asset under the current tuning, shared
 /// by every container that uses it and by every system that needs them:
