@@ -421,6 +421,13 @@ mod parallel {
         delivered: &mut MessageWriter<ItemsDelivered>,
         taken: &mut MessageWriter<ItemsTaken>,
     ) {
+        // every answer is written: the threads answered every request of
+        // theirs, in the order written, so each tag has its answer
+        let answers = |o: &Answers| (o.delivered.len(), o.taken.len());
+        let (want_d, want_t) = outs
+            .iter()
+            .map(answers)
+            .fold((0, 0), |(d, t), (a, b)| (d + a, t + b));
         let mut tags = Vec::with_capacity(outs.len());
         let mut ds = Vec::with_capacity(outs.len());
         let mut ts = Vec::with_capacity(outs.len());
@@ -432,9 +439,11 @@ mod parallel {
         let tags = tags.as_slice();
         pool.scope(|scope| {
             scope.spawn(async move {
-                delivered.write_batch(in_order(route, owner, tags, Tag::Delivered, ds));
+                let ids = delivered.write_batch(in_order(route, owner, tags, Tag::Delivered, ds));
+                debug_assert_eq!(ids.count(), want_d, "every delivery is written");
             });
-            taken.write_batch(in_order(route, owner, tags, Tag::Taken, ts));
+            let ids = taken.write_batch(in_order(route, owner, tags, Tag::Taken, ts));
+            debug_assert_eq!(ids.count(), want_t, "every take is written");
         });
     }
 
