@@ -139,6 +139,12 @@ pub struct Delivered {
 }
 
 impl Delivered {
+    /// Whether items were refused or left over: what a delivery leaves to
+    /// settle outside the container.
+    pub(crate) fn leaves_items(&self) -> bool {
+        self.refused.is_some() || self.leftover.is_some()
+    }
+
     pub(crate) fn nothing(item: ItemType, offered: u32) -> Delivered {
         Delivered {
             item,

@@ -400,7 +400,7 @@ impl Containers<'_, '_> {
 
     /// Settles what the delivery of `msg` did not take in, into its lists.
     fn settle_delivery_of(&mut self, msg: &mut ItemsDelivered) {
-        if msg.outcome.refused.is_none() && msg.outcome.leftover.is_none() {
+        if !msg.outcome.leaves_items() {
             return;
         }
         let mut ledger = Ledger::default();
@@ -754,9 +754,7 @@ impl Answered {
             })),
         }
     }
-}
 
-impl Answered {
     /// The message of a delivery `outcome`, the answer to `r`, with nothing
     /// settled yet.
     #[inline]

@@ -249,9 +249,6 @@ mod parallel {
             }
             _ => report_in_order(requests, &plan.route, &plan.owner, &mut outs, ops),
         }
-        for o in outs.iter_mut() {
-            o.clear();
-        }
         plan.outs = outs;
         plan.forget();
         Some(ContainerFrameStats {
@@ -342,7 +339,7 @@ mod parallel {
         fn push_answer(&mut self, r: &ContainerRequest, answer: EngineAnswer) {
             let tag = match answer {
                 EngineAnswer::Delivered(outcome) => {
-                    self.unsettled |= outcome.refused.is_some() || outcome.leftover.is_some();
+                    self.unsettled |= outcome.leaves_items();
                     self.delivered.push(Answered::delivered(r, outcome));
                     Tag::Delivered
                 }

@@ -21,13 +21,6 @@ use super::messages::ContainerSaveSetAside;
 #[derive(Resource, Default)]
 pub(crate) struct PluginWrites(Tick);
 
-/// Whether a container changed since this condition last looked: the run
-/// condition of [`note_written`]. When none did, there is no write of the
-/// plugin's to set apart, and the note may stay where it is.
-pub(crate) fn containers_changed(changed: Query<(), Changed<ContainerContents>>) -> bool {
-    !changed.is_empty()
-}
-
 /// Whether a container changed after the plugin's last note: the run
 /// condition of [`undo_foreign_edits`], which only reads change ticks.
 pub(crate) fn edited_elsewhere(

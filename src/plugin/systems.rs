@@ -55,7 +55,9 @@ pub(crate) fn request_systems() -> ScheduleConfigs<ScheduleSystem> {
     (
         watch::watch_observers.run_if(watch::observers_changed),
         handle_requests.run_if(on_message::<ContainerRequest>.or_eager(stats_to_reset)),
-        guard::note_written.run_if(guard::containers_changed),
+        // with no container changed, there is no write of the plugin's to
+        // set apart from others, and the note may stay where it is
+        guard::note_written.run_if(any_match_filter::<Changed<ContainerContents>>),
     )
         .chain()
 }
