@@ -596,13 +596,7 @@ pub(crate) fn receive_answers(
                 out.rearranged.write(fact);
             }
             (ContainerRequest::PickUp(p), Answer::PickedUp(outcome)) => {
-                let fact = ItemsDelivered {
-                    container: p.container,
-                    sender: Some(p.pickup),
-                    outcome,
-                    settled: Vec::new(),
-                    warnings: Vec::new(),
-                };
+                let fact = ItemsDelivered::unsettled(p.container, Some(p.pickup), outcome);
                 out.commands.trigger(fact.clone());
                 out.delivered.write(fact);
             }

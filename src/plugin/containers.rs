@@ -289,6 +289,19 @@ impl Containers<'_, '_> {
             ContainerRequest::Transfer(t) if t.from != t.to => {
                 drop(self.transfer(t.from, t.to, &t.request))
             }
+            // the two common requests, their messages built where they are
+            // written (no copy through `Answered`)
+            ContainerRequest::Deliver(d) => {
+                if let Ok(mut msg) = self.answered(d.container, |e| delivery_answered(d, e)) {
+                    self.settle_delivery_of(&mut msg);
+                    self.emit_delivered(msg);
+                }
+            }
+            ContainerRequest::Take(t) => {
+                if let Ok(msg) = self.answered(t.container, |e| take_answered(t, e)) {
+                    self.emit_taken(msg);
+                }
+            }
             _ => {
                 let container = one_container(r);
                 if let Ok(answer) = self.answered(container, |e| engine_step(r, e)) {
@@ -382,13 +395,7 @@ impl Containers<'_, '_> {
         outcome: Delivered,
         pickup: Option<Entity>,
     ) -> ItemsDelivered {
-        let mut msg = ItemsDelivered {
-            container,
-            sender,
-            outcome,
-            settled: Vec::new(),
-            warnings: Vec::new(),
-        };
+        let mut msg = ItemsDelivered::unsettled(container, sender, outcome);
         self.settle_delivery_of(&mut msg);
         if let Some(p) = pickup
             && self.pickups.get(p).is_ok_and(|pk| pk.amount == 0)
@@ -763,13 +770,24 @@ impl Answered {
             ContainerRequest::Deliver(d) => d.sender,
             _ => None,
         };
-        ItemsDelivered {
-            container: one_container(r),
-            sender,
-            outcome,
-            settled: Vec::new(),
-            warnings: Vec::new(),
-        }
+        ItemsDelivered::unsettled(one_container(r), sender, outcome)
+    }
+}
+
+/// A delivery answered on its container's engine `e`: its message, with
+/// nothing settled yet, built in place (the two common requests skip
+/// [`EngineAnswer`] and [`Answered`], a copy each).
+#[inline]
+pub(super) fn delivery_answered(d: &Deliver, e: &mut Contents) -> ItemsDelivered {
+    ItemsDelivered::unsettled(d.container, d.sender, e.deliver(d.item.as_str(), d.amount))
+}
+
+/// A take answered on its container's engine `e`: its message.
+#[inline]
+pub(super) fn take_answered(t: &Take, e: &mut Contents) -> ItemsTaken {
+    ItemsTaken {
+        container: t.container,
+        outcome: e.take_inner(t.item.as_str(), t.amount, t.slot),
     }
 }
 
@@ -845,6 +863,28 @@ pub(super) trait Touches {
     fn changed(&self) -> bool;
     /// Brings the mirror `m` of the engine `e` up to date.
     fn refresh(&self, m: &mut Mirror, e: &Contents);
+}
+
+impl Touches for ItemsDelivered {
+    #[inline]
+    fn changed(&self) -> bool {
+        self.outcome.changed()
+    }
+    #[inline]
+    fn refresh(&self, m: &mut Mirror, e: &Contents) {
+        self.outcome.refresh(m, e);
+    }
+}
+
+impl Touches for ItemsTaken {
+    #[inline]
+    fn changed(&self) -> bool {
+        self.outcome.changed()
+    }
+    #[inline]
+    fn refresh(&self, m: &mut Mirror, e: &Contents) {
+        self.outcome.refresh(m, e);
+    }
 }
 
 impl Touches for Delivered {

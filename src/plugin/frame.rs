@@ -146,7 +146,8 @@ mod parallel {
     use super::{ContainerFrameStats, ContainerParallelism, FrameScratch};
     use crate::plugin::components::{ContainerContents, OverflowStore};
     use crate::plugin::containers::{
-        Answered, Containers, EngineAnswer, Touches, engine_step, one_container,
+        Answered, Containers, EngineAnswer, Touches, delivery_answered, engine_step, one_container,
+        take_answered,
     };
     use crate::plugin::messages::{ContainerRequest, ItemsDelivered, ItemsTaken};
 
@@ -300,12 +301,25 @@ mod parallel {
                 out.push_unanswered();
                 continue;
             };
-            let answer = engine_step(r, engine);
-            if answer.changed() {
-                answer.refresh(mirror, engine);
+            // the two common requests build their messages in place, in
+            // their lists
+            let touched: &dyn Touches = match r {
+                ContainerRequest::Deliver(d) => out.push_delivered(delivery_answered(d, engine)),
+                ContainerRequest::Take(t) => out.push_taken(take_answered(t, engine)),
+                _ => {
+                    let answer = engine_step(r, engine);
+                    if answer.changed() {
+                        answer.refresh(mirror, engine);
+                        c.set_changed();
+                    }
+                    out.push_other(r, answer);
+                    continue;
+                }
+            };
+            if touched.changed() {
+                touched.refresh(mirror, engine);
                 c.set_changed();
             }
-            out.push_answer(r, answer);
         }
     }
 
@@ -334,26 +348,28 @@ mod parallel {
     }
 
     impl Answers {
-        /// The message of `answer`, the engine's answer to `r`, built into
-        /// its kind's list (one copy of the outcome, not three).
-        fn push_answer(&mut self, r: &ContainerRequest, answer: EngineAnswer) {
-            let tag = match answer {
-                EngineAnswer::Delivered(outcome) => {
-                    self.unsettled |= outcome.leaves_items();
-                    self.delivered.push(Answered::delivered(r, outcome));
-                    Tag::Delivered
-                }
-                EngineAnswer::Taken(outcome) => {
-                    let container = one_container(r);
-                    self.taken.push(ItemsTaken { container, outcome });
-                    Tag::Taken
-                }
-                other => {
-                    self.other.push(Some(Answered::of(r, other)));
-                    Tag::Other
-                }
-            };
-            self.tags.push(tag);
+        /// Keeps a delivery's message; returns it, to refresh the mirror.
+        #[inline]
+        fn push_delivered(&mut self, msg: ItemsDelivered) -> &ItemsDelivered {
+            self.unsettled |= msg.outcome.leaves_items();
+            self.tags.push(Tag::Delivered);
+            self.delivered.push(msg);
+            &self.delivered[self.delivered.len() - 1]
+        }
+
+        /// Keeps a take's message; returns it, to refresh the mirror.
+        #[inline]
+        fn push_taken(&mut self, msg: ItemsTaken) -> &ItemsTaken {
+            self.tags.push(Tag::Taken);
+            self.taken.push(msg);
+            &self.taken[self.taken.len() - 1]
+        }
+
+        /// The message of `answer`, the engine's answer to `r`, a request
+        /// neither a delivery nor a take.
+        fn push_other(&mut self, r: &ContainerRequest, answer: EngineAnswer) {
+            self.other.push(Some(Answered::of(r, answer)));
+            self.tags.push(Tag::Other);
         }
 
         /// A request left to the system's thread, answered there in turn.

@@ -462,6 +462,25 @@ pub struct ItemsDelivered {
     pub warnings: Vec<Fallback>,
 }
 
+impl ItemsDelivered {
+    /// The message of a delivery's `outcome`, before what it leaves is
+    /// settled.
+    #[inline]
+    pub(crate) fn unsettled(
+        container: Entity,
+        sender: Option<Entity>,
+        outcome: Delivered,
+    ) -> ItemsDelivered {
+        ItemsDelivered {
+            container,
+            sender,
+            outcome,
+            settled: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// A take was settled: the taken items are now the caller's.
 #[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
 pub struct ItemsTaken {
