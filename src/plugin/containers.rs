@@ -304,14 +304,14 @@ impl Containers<'_, '_> {
             }
             _ => {
                 let container = one_container(r);
-                if let Ok(answer) = self.answered(container, |e| engine_step(r, e)) {
-                    self.report(Answered::of(r, answer));
+                if let Ok(answered) = self.answered(container, |e| engine_step(r, e)) {
+                    self.report(answered);
                 }
             }
         }
     }
 
-    /// Reports a request of one container answered by [`Answered::of`]
+    /// Reports a request of one container answered by [`engine_step`]
     /// (on this thread or another): settles what it leaves in the world,
     /// then writes (and triggers) its outcome message.
     #[inline]
@@ -710,18 +710,6 @@ impl Containers<'_, '_> {
     }
 }
 
-/// What the engine answered to a request of one container, before it is
-/// reported ([`Answered::of`]). Kept small: the rarer, larger outcomes
-/// are boxed.
-#[derive(Debug)]
-pub(super) enum EngineAnswer {
-    Delivered(Delivered),
-    Taken(Taken),
-    Transferred(Box<Transferred>),
-    Rearranged(Rearranged),
-    Forced(Box<ForcedOut>),
-}
-
 /// A request of one container, answered: its outcome message, built on
 /// whatever thread answered it. What it leaves to settle in the world (a
 /// delivery's refusal or leftover, a forced removal's portions) is settled
@@ -736,47 +724,9 @@ pub(super) enum Answered {
     ForcedOut(Box<ItemsForcedOut>),
 }
 
-impl Answered {
-    /// The outcome message of `answer`, the engine's answer to `r`, with
-    /// nothing settled yet.
-    pub(super) fn of(r: &ContainerRequest, answer: EngineAnswer) -> Answered {
-        let container = one_container(r);
-        match answer {
-            EngineAnswer::Delivered(outcome) => Answered::Delivered(Self::delivered(r, outcome)),
-            EngineAnswer::Taken(outcome) => Answered::Taken(ItemsTaken { container, outcome }),
-            EngineAnswer::Transferred(outcome) => Answered::Transferred(ItemsTransferred {
-                container,
-                from: container,
-                to: container,
-                outcome: *outcome,
-            }),
-            EngineAnswer::Rearranged(outcome) => {
-                Answered::Rearranged(ContainerRearranged { container, outcome })
-            }
-            EngineAnswer::Forced(outcome) => Answered::ForcedOut(Box::new(ItemsForcedOut {
-                container,
-                outcome: *outcome,
-                settled: Vec::new(),
-                warnings: Vec::new(),
-            })),
-        }
-    }
-
-    /// The message of a delivery `outcome`, the answer to `r`, with nothing
-    /// settled yet.
-    #[inline]
-    pub(super) fn delivered(r: &ContainerRequest, outcome: Delivered) -> ItemsDelivered {
-        let sender = match r {
-            ContainerRequest::Deliver(d) => d.sender,
-            _ => None,
-        };
-        ItemsDelivered::unsettled(one_container(r), sender, outcome)
-    }
-}
-
 /// A delivery answered on its container's engine `e`: its message, with
-/// nothing settled yet, built in place (the two common requests skip
-/// [`EngineAnswer`] and [`Answered`], a copy each).
+/// nothing settled yet, built in place: the two common requests are
+/// answered with these, not through [`Answered`], a copy less each.
 #[inline]
 pub(super) fn delivery_answered(d: &Deliver, e: &mut Contents) -> ItemsDelivered {
     ItemsDelivered::unsettled(d.container, d.sender, e.deliver(d.item.as_str(), d.amount))
@@ -811,47 +761,68 @@ pub(super) fn one_container(r: &ContainerRequest) -> Entity {
 /// containers can run it side by side. A pickup or a transfer between two
 /// containers is not a request of one container; they are answered as a
 /// take (nothing happens) here and never sent here by the plugin.
-pub(super) fn engine_step(r: &ContainerRequest, e: &mut Contents) -> EngineAnswer {
+pub(super) fn engine_step(r: &ContainerRequest, e: &mut Contents) -> Answered {
+    let container = one_container(r);
     match r {
-        ContainerRequest::Deliver(d) => {
-            EngineAnswer::Delivered(e.deliver(d.item.as_str(), d.amount))
-        }
-        ContainerRequest::Take(t) => {
-            EngineAnswer::Taken(e.take_inner(t.item.as_str(), t.amount, t.slot))
-        }
-        ContainerRequest::Transfer(t) => {
-            EngineAnswer::Transferred(Box::new(e.transfer_within(&t.request)))
-        }
-        ContainerRequest::Move(m) => EngineAnswer::Rearranged(e.move_items(m.from, m.to, m.amount)),
+        ContainerRequest::Deliver(d) => Answered::Delivered(delivery_answered(d, e)),
+        ContainerRequest::Take(t) => Answered::Taken(take_answered(t, e)),
+        ContainerRequest::Transfer(t) => Answered::Transferred(ItemsTransferred {
+            container,
+            from: container,
+            to: container,
+            outcome: e.transfer_within(&t.request),
+        }),
+        ContainerRequest::Move(m) => Answered::Rearranged(ContainerRearranged {
+            container,
+            outcome: e.move_items(m.from, m.to, m.amount),
+        }),
         ContainerRequest::Sort(s) => {
             let order: Vec<&str> = s.order.iter().map(|t| t.as_str()).collect();
-            EngineAnswer::Rearranged(e.sort(&order))
+            Answered::Rearranged(ContainerRearranged {
+                container,
+                outcome: e.sort(&order),
+            })
         }
         ContainerRequest::Resize(r) => {
-            EngineAnswer::Forced(Box::new(e.resize(r.slot_count, r.size_budget)))
+            Answered::forced(container, e.resize(r.slot_count, r.size_budget))
         }
-        ContainerRequest::EmptyForGoneOwner(_) => EngineAnswer::Forced(Box::new(e.owner_gone())),
-        ContainerRequest::PickUp(_) => EngineAnswer::Taken(e.take_inner("", 0, None)),
+        ContainerRequest::EmptyForGoneOwner(_) => Answered::forced(container, e.owner_gone()),
+        ContainerRequest::PickUp(p) => Answered::Taken(ItemsTaken {
+            container: p.container,
+            outcome: e.take_inner("", 0, None),
+        }),
     }
 }
 
-impl Touches for EngineAnswer {
+impl Answered {
+    /// The message of a forced removal, with nothing settled yet.
+    fn forced(container: Entity, outcome: ForcedOut) -> Answered {
+        Answered::ForcedOut(Box::new(ItemsForcedOut {
+            container,
+            outcome,
+            settled: Vec::new(),
+            warnings: Vec::new(),
+        }))
+    }
+}
+
+impl Touches for Answered {
     fn changed(&self) -> bool {
         match self {
-            EngineAnswer::Delivered(o) => o.changed(),
-            EngineAnswer::Taken(o) => o.changed(),
-            EngineAnswer::Transferred(o) => o.changed(),
-            EngineAnswer::Rearranged(o) => o.changed(),
-            EngineAnswer::Forced(o) => o.changed(),
+            Answered::Delivered(m) => m.outcome.changed(),
+            Answered::Taken(m) => m.outcome.changed(),
+            Answered::Transferred(m) => m.outcome.changed(),
+            Answered::Rearranged(m) => m.outcome.changed(),
+            Answered::ForcedOut(m) => m.outcome.changed(),
         }
     }
     fn refresh(&self, mirror: &mut Mirror, e: &Contents) {
         match self {
-            EngineAnswer::Delivered(o) => o.refresh(mirror, e),
-            EngineAnswer::Taken(o) => o.refresh(mirror, e),
-            EngineAnswer::Transferred(o) => o.refresh(mirror, e),
-            EngineAnswer::Rearranged(o) => o.refresh(mirror, e),
-            EngineAnswer::Forced(o) => o.refresh(mirror, e),
+            Answered::Delivered(m) => m.outcome.refresh(mirror, e),
+            Answered::Taken(m) => m.outcome.refresh(mirror, e),
+            Answered::Transferred(m) => m.outcome.refresh(mirror, e),
+            Answered::Rearranged(m) => m.outcome.refresh(mirror, e),
+            Answered::ForcedOut(m) => m.outcome.refresh(mirror, e),
         }
     }
 }

@@ -146,8 +146,7 @@ mod parallel {
     use super::{ContainerFrameStats, ContainerParallelism, FrameScratch};
     use crate::plugin::components::{ContainerContents, OverflowStore};
     use crate::plugin::containers::{
-        Answered, Containers, EngineAnswer, Touches, delivery_answered, engine_step, one_container,
-        take_answered,
+        Answered, Containers, Touches, delivery_answered, engine_step, one_container, take_answered,
     };
     use crate::plugin::messages::{ContainerRequest, ItemsDelivered, ItemsTaken};
 
@@ -240,7 +239,9 @@ mod parallel {
             });
         }
         let all_on_threads = plan.independent == requests.len();
-        let settled = outs.iter().all(|o| o.other.is_empty() && !o.unsettled);
+        let settled = outs
+            .iter()
+            .all(|o| o.other.is_empty() && !o.unsettled && !o.unanswered);
         match ops.unwatched_writers() {
             // nothing to settle, no linked request and no observer: each
             // kind's messages are written as one batch, in the order
@@ -306,15 +307,7 @@ mod parallel {
             let touched: &dyn Touches = match r {
                 ContainerRequest::Deliver(d) => out.push_delivered(delivery_answered(d, engine)),
                 ContainerRequest::Take(t) => out.push_taken(take_answered(t, engine)),
-                _ => {
-                    let answer = engine_step(r, engine);
-                    if answer.changed() {
-                        answer.refresh(mirror, engine);
-                        c.set_changed();
-                    }
-                    out.push_other(r, answer);
-                    continue;
-                }
+                _ => out.push_other(engine_step(r, engine)),
             };
             if touched.changed() {
                 touched.refresh(mirror, engine);
@@ -329,6 +322,8 @@ mod parallel {
         Delivered,
         Taken,
         Other,
+        /// Left to the system's thread, answered there in turn.
+        Unanswered,
     }
 
     /// A thread's answers, each kind in a list of its own (the two common
@@ -340,11 +335,12 @@ mod parallel {
         tags: Vec<Tag>,
         delivered: Vec<ItemsDelivered>,
         taken: Vec<ItemsTaken>,
-        /// The other answers; `None` for a request left to the system's
-        /// thread.
-        other: Vec<Option<Answered>>,
+        /// The other answers.
+        other: Vec<Answered>,
         /// Whether a delivery left something to settle in the world.
         unsettled: bool,
+        /// Whether a request was left to the system's thread.
+        unanswered: bool,
     }
 
     impl Answers {
@@ -365,17 +361,19 @@ mod parallel {
             &self.taken[self.taken.len() - 1]
         }
 
-        /// The message of `answer`, the engine's answer to `r`, a request
-        /// neither a delivery nor a take.
-        fn push_other(&mut self, r: &ContainerRequest, answer: EngineAnswer) {
-            self.other.push(Some(Answered::of(r, answer)));
+        /// Keeps the message of a request neither a delivery nor a take;
+        /// returns it, to refresh the mirror.
+        #[inline]
+        fn push_other(&mut self, answered: Answered) -> &Answered {
             self.tags.push(Tag::Other);
+            self.other.push(answered);
+            &self.other[self.other.len() - 1]
         }
 
         /// A request left to the system's thread, answered there in turn.
         fn push_unanswered(&mut self) {
-            self.other.push(None);
-            self.tags.push(Tag::Other);
+            self.unanswered = true;
+            self.tags.push(Tag::Unanswered);
         }
 
         fn clear(&mut self) {
@@ -384,6 +382,7 @@ mod parallel {
             self.taken.clear();
             self.other.clear();
             self.unsettled = false;
+            self.unanswered = false;
         }
     }
 
@@ -414,7 +413,8 @@ mod parallel {
             let answered = stream.and_then(|(tags, d, t, o)| match tags.next()? {
                 Tag::Delivered => d.next().map(Answered::Delivered),
                 Tag::Taken => t.next().map(Answered::Taken),
-                Tag::Other => o.next().flatten(),
+                Tag::Other => o.next(),
+                Tag::Unanswered => None,
             });
             match answered {
                 Some(a) => ops.report(a),
