@@ -227,10 +227,9 @@ impl Containers<'_, '_> {
             .as_mut()
             .ok_or(NotAnswered::NotReady(container))?;
         let r = op(engine);
-        if r.changed() {
-            if let Some((mirror, e)) = c.parts() {
-                r.refresh(mirror, e);
-            }
+        if let Some((mirror, e)) = c.parts()
+            && r.refresh_if_changed(mirror, e)
+        {
             m.set_changed();
         }
         Ok(r)
@@ -292,9 +291,8 @@ impl Containers<'_, '_> {
             // the two common requests, their messages built where they are
             // written (no copy through `Answered`)
             ContainerRequest::Deliver(d) => {
-                if let Ok(mut msg) = self.answered(d.container, |e| delivery_answered(d, e)) {
-                    self.settle_delivery_of(&mut msg);
-                    self.emit_delivered(msg);
+                if let Ok(msg) = self.answered(d.container, |e| delivery_answered(d, e)) {
+                    self.report_delivered(msg);
                 }
             }
             ContainerRequest::Take(t) => {
@@ -311,22 +309,27 @@ impl Containers<'_, '_> {
         }
     }
 
-    /// Reports a request of one container answered by [`engine_step`]
-    /// (on this thread or another): settles what it leaves in the world,
-    /// then writes (and triggers) its outcome message.
+    /// Reports a request of one container answered on this thread or
+    /// another ([`engine_step`], [`delivery_answered`], [`take_answered`]):
+    /// settles what it leaves in the world, then writes (and triggers) its
+    /// outcome message.
     #[inline]
     pub(super) fn report(&mut self, answered: Answered) {
         match answered {
-            Answered::Delivered(mut msg) => {
-                // a refusal or a leftover is settled in the world first
-                self.settle_delivery_of(&mut msg);
-                self.emit_delivered(msg);
-            }
+            Answered::Delivered(msg) => self.report_delivered(msg),
             Answered::Taken(msg) => self.emit_taken(msg),
             Answered::Transferred(msg) => self.emit_transferred(msg),
             Answered::Rearranged(msg) => self.emit_rearranged(msg),
             Answered::ForcedOut(msg) => self.settle_and_emit_forced(*msg),
         }
+    }
+
+    /// Settles what a delivery leaves in the world (a refusal, a
+    /// leftover), then writes (and triggers) its message.
+    #[inline]
+    fn report_delivered(&mut self, mut msg: ItemsDelivered) {
+        self.settle_delivery_of(&mut msg);
+        self.emit_delivered(msg);
     }
 
     #[inline]
@@ -594,12 +597,7 @@ impl Containers<'_, '_> {
 
     /// Settles the portions of a forced removal and reports it.
     pub(super) fn report_forced(&mut self, container: Entity, outcome: &ForcedOut) {
-        self.settle_and_emit_forced(ItemsForcedOut {
-            container,
-            outcome: outcome.clone(),
-            settled: Vec::new(),
-            warnings: Vec::new(),
-        });
+        self.settle_and_emit_forced(ItemsForcedOut::unsettled(container, outcome.clone()));
     }
 
     fn settle_and_emit_forced(&mut self, mut msg: ItemsForcedOut) {
@@ -713,7 +711,8 @@ impl Containers<'_, '_> {
 /// A request of one container, answered: its outcome message, built on
 /// whatever thread answered it. What it leaves to settle in the world (a
 /// delivery's refusal or leftover, a forced removal's portions) is settled
-/// when it is reported ([`Containers::report`]), in the order written.
+/// when it is reported ([`Containers::report`]), in the order written. A
+/// serial frame reports a delivery or a take without this wrapper.
 #[derive(Debug)]
 pub(super) enum Answered {
     Delivered(ItemsDelivered),
@@ -725,8 +724,9 @@ pub(super) enum Answered {
 }
 
 /// A delivery answered on its container's engine `e`: its message, with
-/// nothing settled yet, built in place: the two common requests are
-/// answered with these, not through [`Answered`], a copy less each.
+/// nothing settled yet, built in place. A frame answers the two common
+/// requests with this and [`take_answered`] directly, keeping their
+/// messages out of [`Answered`] (a copy each) where it can.
 #[inline]
 pub(super) fn delivery_answered(d: &Deliver, e: &mut Contents) -> ItemsDelivered {
     ItemsDelivered::unsettled(d.container, d.sender, e.deliver(d.item.as_str(), d.amount))
@@ -756,11 +756,13 @@ pub(super) fn one_container(r: &ContainerRequest) -> Entity {
     }
 }
 
-/// Runs `r` on its container's engine `e`: the part of answering a
-/// request that touches only that container, so requests to different
-/// containers can run it side by side. A pickup or a transfer between two
-/// containers is not a request of one container; they are answered as a
-/// take (nothing happens) here and never sent here by the plugin.
+/// Runs `r` on its container's engine `e` and builds its outcome message:
+/// the part of answering a request that touches only that container, so
+/// requests to different containers can run it side by side. Deliveries
+/// and takes are answered as [`delivery_answered`] and [`take_answered`]
+/// do (the frame calls those directly). A transfer is answered as one
+/// within its source, and a pickup as a take of nothing: neither is a
+/// request of one container, and the plugin never sends them here.
 pub(super) fn engine_step(r: &ContainerRequest, e: &mut Contents) -> Answered {
     let container = one_container(r);
     match r {
@@ -783,34 +785,25 @@ pub(super) fn engine_step(r: &ContainerRequest, e: &mut Contents) -> Answered {
                 outcome: e.sort(&order),
             })
         }
-        ContainerRequest::Resize(r) => {
-            Answered::forced(container, e.resize(r.slot_count, r.size_budget))
-        }
-        ContainerRequest::EmptyForGoneOwner(_) => Answered::forced(container, e.owner_gone()),
-        ContainerRequest::PickUp(p) => Answered::Taken(ItemsTaken {
-            container: p.container,
+        ContainerRequest::Resize(r) => Answered::ForcedOut(Box::new(ItemsForcedOut::unsettled(
+            container,
+            e.resize(r.slot_count, r.size_budget),
+        ))),
+        ContainerRequest::EmptyForGoneOwner(_) => Answered::ForcedOut(Box::new(
+            ItemsForcedOut::unsettled(container, e.owner_gone()),
+        )),
+        ContainerRequest::PickUp(_) => Answered::Taken(ItemsTaken {
+            container,
             outcome: e.take_inner("", 0, None),
         }),
-    }
-}
-
-impl Answered {
-    /// The message of a forced removal, with nothing settled yet.
-    fn forced(container: Entity, outcome: ForcedOut) -> Answered {
-        Answered::ForcedOut(Box::new(ItemsForcedOut {
-            container,
-            outcome,
-            settled: Vec::new(),
-            warnings: Vec::new(),
-        }))
     }
 }
 
 impl Touches for Answered {
     fn changed(&self) -> bool {
         match self {
-            Answered::Delivered(m) => m.outcome.changed(),
-            Answered::Taken(m) => m.outcome.changed(),
+            Answered::Delivered(m) => m.changed(),
+            Answered::Taken(m) => m.changed(),
             Answered::Transferred(m) => m.outcome.changed(),
             Answered::Rearranged(m) => m.outcome.changed(),
             Answered::ForcedOut(m) => m.outcome.changed(),
@@ -818,8 +811,8 @@ impl Touches for Answered {
     }
     fn refresh(&self, mirror: &mut Mirror, e: &Contents) {
         match self {
-            Answered::Delivered(m) => m.outcome.refresh(mirror, e),
-            Answered::Taken(m) => m.outcome.refresh(mirror, e),
+            Answered::Delivered(m) => m.refresh(mirror, e),
+            Answered::Taken(m) => m.refresh(mirror, e),
             Answered::Transferred(m) => m.outcome.refresh(mirror, e),
             Answered::Rearranged(m) => m.outcome.refresh(mirror, e),
             Answered::ForcedOut(m) => m.outcome.refresh(mirror, e),
@@ -834,6 +827,15 @@ pub(super) trait Touches {
     fn changed(&self) -> bool;
     /// Brings the mirror `m` of the engine `e` up to date.
     fn refresh(&self, m: &mut Mirror, e: &Contents);
+    /// Refreshes the mirror `m` when anything changed; whether it did.
+    #[inline]
+    fn refresh_if_changed(&self, m: &mut Mirror, e: &Contents) -> bool {
+        let changed = self.changed();
+        if changed {
+            self.refresh(m, e);
+        }
+        changed
+    }
 }
 
 impl Touches for ItemsDelivered {

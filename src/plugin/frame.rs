@@ -304,13 +304,18 @@ mod parallel {
             };
             // the two common requests build their messages in place, in
             // their lists
-            let touched: &dyn Touches = match r {
-                ContainerRequest::Deliver(d) => out.push_delivered(delivery_answered(d, engine)),
-                ContainerRequest::Take(t) => out.push_taken(take_answered(t, engine)),
-                _ => out.push_other(engine_step(r, engine)),
+            let changed = match r {
+                ContainerRequest::Deliver(d) => out
+                    .push_delivered(delivery_answered(d, engine))
+                    .refresh_if_changed(mirror, engine),
+                ContainerRequest::Take(t) => out
+                    .push_taken(take_answered(t, engine))
+                    .refresh_if_changed(mirror, engine),
+                _ => out
+                    .push_other(engine_step(r, engine))
+                    .refresh_if_changed(mirror, engine),
             };
-            if touched.changed() {
-                touched.refresh(mirror, engine);
+            if changed {
                 c.set_changed();
             }
         }

@@ -463,8 +463,9 @@ pub struct ItemsDelivered {
 }
 
 impl ItemsDelivered {
-    /// The message of a delivery's `outcome`, before what it leaves is
-    /// settled.
+    /// The message of a delivery's `outcome` with empty `settled` and
+    /// `warnings`: before the plugin settles what the delivery leaves, or
+    /// on a client, which is sent the outcome only.
     #[inline]
     pub(crate) fn unsettled(
         container: Entity,
@@ -521,6 +522,19 @@ pub struct ItemsForcedOut {
     pub settled: Vec<Settled>,
     /// Fallbacks taken.
     pub warnings: Vec<Fallback>,
+}
+
+impl ItemsForcedOut {
+    /// The message of a forced removal's `outcome`, before its portions
+    /// are settled.
+    pub(crate) fn unsettled(container: Entity, outcome: ForcedOut) -> ItemsForcedOut {
+        ItemsForcedOut {
+            container,
+            outcome,
+            settled: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
 }
 
 /// A sort or a move was done or refused.
