@@ -804,18 +804,18 @@ impl Touches for Answered {
         match self {
             Answered::Delivered(m) => m.changed(),
             Answered::Taken(m) => m.changed(),
-            Answered::Transferred(m) => m.outcome.changed(),
-            Answered::Rearranged(m) => m.outcome.changed(),
-            Answered::ForcedOut(m) => m.outcome.changed(),
+            Answered::Transferred(m) => m.changed(),
+            Answered::Rearranged(m) => m.changed(),
+            Answered::ForcedOut(m) => m.changed(),
         }
     }
     fn refresh(&self, mirror: &mut Mirror, e: &Contents) {
         match self {
             Answered::Delivered(m) => m.refresh(mirror, e),
             Answered::Taken(m) => m.refresh(mirror, e),
-            Answered::Transferred(m) => m.outcome.refresh(mirror, e),
-            Answered::Rearranged(m) => m.outcome.refresh(mirror, e),
-            Answered::ForcedOut(m) => m.outcome.refresh(mirror, e),
+            Answered::Transferred(m) => m.refresh(mirror, e),
+            Answered::Rearranged(m) => m.refresh(mirror, e),
+            Answered::ForcedOut(m) => m.refresh(mirror, e),
         }
     }
 }
@@ -838,27 +838,29 @@ pub(super) trait Touches {
     }
 }
 
-impl Touches for ItemsDelivered {
-    #[inline]
-    fn changed(&self) -> bool {
-        self.outcome.changed()
-    }
-    #[inline]
-    fn refresh(&self, m: &mut Mirror, e: &Contents) {
-        self.outcome.refresh(m, e);
-    }
+/// An outcome message touches what its engine outcome touches.
+macro_rules! touches_as_its_outcome {
+    ($($message:ty),*) => {$(
+        impl Touches for $message {
+            #[inline]
+            fn changed(&self) -> bool {
+                self.outcome.changed()
+            }
+            #[inline]
+            fn refresh(&self, m: &mut Mirror, e: &Contents) {
+                self.outcome.refresh(m, e);
+            }
+        }
+    )*};
 }
 
-impl Touches for ItemsTaken {
-    #[inline]
-    fn changed(&self) -> bool {
-        self.outcome.changed()
-    }
-    #[inline]
-    fn refresh(&self, m: &mut Mirror, e: &Contents) {
-        self.outcome.refresh(m, e);
-    }
-}
+touches_as_its_outcome!(
+    ItemsDelivered,
+    ItemsTaken,
+    ItemsTransferred,
+    ContainerRearranged,
+    ItemsForcedOut
+);
 
 impl Touches for Delivered {
     fn changed(&self) -> bool {
