@@ -400,26 +400,21 @@ mod parallel {
         outs: &mut [Answers],
         ops: &mut Containers,
     ) {
-        let mut streams: Vec<_> = outs
-            .iter_mut()
-            .map(|o| {
-                (
-                    o.tags.iter(),
-                    o.delivered.drain(..),
-                    o.taken.drain(..),
-                    o.other.drain(..),
-                )
-            })
-            .collect();
-        for (r, &n) in requests.iter().zip(route) {
-            let stream = owner
-                .get(n as usize)
-                .and_then(|&w| streams.get_mut(w as usize));
-            let answered = stream.and_then(|(tags, d, t, o)| match tags.next()? {
-                Tag::Delivered => d.next().map(Answered::Delivered),
-                Tag::Taken => t.next().map(Answered::Taken),
-                Tag::Other => o.next(),
-                Tag::Unanswered => None,
+        let mut tags = Vec::with_capacity(outs.len());
+        let mut lists = Vec::with_capacity(outs.len());
+        for o in outs.iter_mut() {
+            tags.push(o.tags.as_slice());
+            lists.push((o.delivered.drain(..), o.taken.drain(..), o.other.drain(..)));
+        }
+        for (r, at) in requests.iter().zip(tagged(route, owner, &tags)) {
+            let answered = at.and_then(|(w, tag)| {
+                let (d, t, o) = lists.get_mut(w)?;
+                match tag {
+                    Tag::Delivered => d.next().map(Answered::Delivered),
+                    Tag::Taken => t.next().map(Answered::Taken),
+                    Tag::Other => o.next(),
+                    Tag::Unanswered => None,
+                }
             });
             match answered {
                 Some(a) => ops.report(a),
@@ -465,8 +460,8 @@ mod parallel {
         });
     }
 
-    /// The answers of kind `kind` in the order written: each request's
-    /// thread from `route` and `owner`, its kind from that thread's `tags`.
+    /// The answers of kind `kind` in the order written, from each thread's
+    /// list of that kind.
     fn in_order<'a, M: 'a>(
         route: &'a [u32],
         owner: &'a [u32],
@@ -474,17 +469,27 @@ mod parallel {
         kind: Tag,
         mut lists: Vec<std::vec::Drain<'a, M>>,
     ) -> impl Iterator<Item = M> + 'a {
+        tagged(route, owner, tags).filter_map(move |at| match at {
+            Some((w, tag)) if tag == kind => lists.get_mut(w)?.next(),
+            _ => None,
+        })
+    }
+
+    /// For each request, in the order written: the thread that answered
+    /// it (from `route` and `owner`) and the tag of its answer (the next
+    /// of that thread's `tags`); `None` for a request no thread answered.
+    fn tagged<'a>(
+        route: &'a [u32],
+        owner: &'a [u32],
+        tags: &'a [&'a [Tag]],
+    ) -> impl Iterator<Item = Option<(usize, Tag)>> + 'a {
         let mut at = vec![0usize; tags.len()];
-        route.iter().filter_map(move |&n| {
+        route.iter().map(move |&n| {
             let w = *owner.get(n as usize)? as usize;
             let i = at.get_mut(w)?;
             let tag = *tags.get(w)?.get(*i)?;
             *i += 1;
-            if tag == kind {
-                lists.get_mut(w)?.next()
-            } else {
-                None
-            }
+            Some((w, tag))
         })
     }
 
