@@ -1,5 +1,6 @@
 //! Delivery: items arriving at the container (spec section 4).
 
+use super::index::Slots;
 use super::{Contents, Delivered, Landing, Landings, Leftover, Reason, Refused, TypeTerms};
 use crate::rules::{FillOrder, LeftoverDestination, PartialAcceptance, TypeRestriction};
 
@@ -24,7 +25,7 @@ impl Contents {
             Some((at, k)) => (k.clone(), Some(at)),
             None => (self.item_type(item), None),
         };
-        let own = at.map_or(&[][..], |at| self.by_type.list(at));
+        let own = at.map_or(Slots::NONE, |at| self.by_type.list(at));
         if amount == 0 {
             return Delivered::nothing(id, 0);
         }
@@ -152,13 +153,13 @@ impl Contents {
     /// Where up to `want` items of `item` land, by the fill order, without
     /// changing anything: into `plan` (empty), so a delivery or a transfer
     /// plans into its outcome's own list, not a copy. `own` is the type's
-    /// slots.
+    /// slots, ascending.
     pub(crate) fn plan_into(
         &self,
         item: &str,
         terms: &TypeTerms,
         want: u32,
-        own: &[u32],
+        own: Slots<'_>,
         plan: &mut Landings,
     ) {
         let mut left = want;
@@ -191,8 +192,8 @@ impl Contents {
         match self.rules.fill {
             FillOrder::TopUpThenFirstEmpty => {
                 // a type that does not stack has no stack to top up
-                let own = if limit > 1 { own } else { &[] };
-                for &s in own {
+                let own = if limit > 1 { own } else { Slots::NONE };
+                for s in own {
                     if take(s, own_room(s), plan) {
                         return;
                     }
@@ -209,7 +210,7 @@ impl Contents {
                 }
             }
             FillOrder::FirstSlotThatFits => {
-                let mut own = own.iter().copied().peekable();
+                let mut own = own.peekable();
                 let mut free = self.occ.frees(available).peekable();
                 loop {
                     let next = match (own.peek(), free.peek()) {

@@ -103,11 +103,9 @@ impl Contents {
         }
         let mut portions = Vec::with_capacity(leaving.iter().map(|l| l.1).sum());
         for (row, k) in leaving {
-            let Some(list) = self.by_type.slots_mut(row.id.as_str()) else {
-                continue;
-            };
-            let cut = list.len() - k;
-            for &s in list[cut..].iter().rev() {
+            // the type's last `k` stacks, last first
+            let cut = self.by_type.cut_last(row.id.as_str(), k);
+            for &s in cut.iter().rev() {
                 if let Some(stack) = self.slots.get_mut(s as usize).and_then(Option::take) {
                     self.occ.clear(s);
                     portions.push(Portion {
@@ -118,7 +116,6 @@ impl Contents {
                     });
                 }
             }
-            list.truncate(cut);
         }
         let movers: Vec<u32> = self.occ.occupied_from(new_len).collect();
         let mut next = 0;

@@ -1,6 +1,12 @@
 //! The per-type slot index: for each type held, its slots in ascending
 //! order, found by name once and then by a small number, so an operation
 //! that reads a type's slots and later updates them hashes the name once.
+//!
+//! While every slot indexed is below [`NARROW`] (a backpack, a hotbar, a
+//! chest), a type's slots are one bit set: a stack that begins or ends
+//! sets or clears a bit, where a sorted list shifts its tail. The first
+//! slot past that turns every type's set into a sorted list for good
+//! (until the index is cleared): a bank's 10,000 slots.
 
 use super::ItemType;
 use crate::item::same_text;
@@ -19,7 +25,68 @@ const KEEP_EMPTY_TYPES: usize = 64;
 /// less than hashing the name and comparing it again.
 const FEW: usize = 8;
 
-/// Types to their slot lists.
+/// Slots below this are kept as bits while no slot at or past it is indexed.
+const NARROW: u32 = u64::BITS;
+
+/// A type's slots, ascending: the bits of a narrow index or a wide one's
+/// list.
+#[derive(Clone, Debug)]
+pub(crate) enum Slots<'a> {
+    /// Slot `k` is in the set when bit `k` is.
+    Bits(u64),
+    /// The slots themselves, ascending.
+    List(std::slice::Iter<'a, u32>),
+}
+
+impl Slots<'_> {
+    /// No slots.
+    pub(crate) const NONE: Slots<'static> = Slots::Bits(0);
+}
+
+impl Iterator for Slots<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Slots::Bits(0) => None,
+            Slots::Bits(bits) => {
+                let s = bits.trailing_zeros();
+                *bits &= *bits - 1;
+                Some(s)
+            }
+            Slots::List(list) => list.next().copied(),
+        }
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match self {
+            Slots::Bits(bits) => bits.count_ones() as usize,
+            Slots::List(list) => list.len(),
+        };
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Slots<'_> {}
+
+impl DoubleEndedIterator for Slots<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<u32> {
+        match self {
+            Slots::Bits(0) => None,
+            Slots::Bits(bits) => {
+                let s = u64::BITS - 1 - bits.leading_zeros();
+                *bits &= !(1 << s);
+                Some(s)
+            }
+            Slots::List(list) => list.next_back().copied(),
+        }
+    }
+}
+
+/// Types to their slots.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TypeIndex {
     /// Each type and its number, hashed by the type's text and compared
@@ -30,7 +97,15 @@ pub(crate) struct TypeIndex {
     /// [`KEEP_EMPTY_TYPES`] types, so while there are at most [`FEW`], the
     /// numbers in use are exactly `0..ids.len()` and this is all of them.
     keys: Vec<ItemType>,
+    /// Per type number, its slots as bits while the index is narrow
+    /// (every slot indexed below [`NARROW`]); all zero once it is wide.
+    bits: Vec<u64>,
+    /// Per type number, its slots ascending once the index is wide; empty
+    /// while it is narrow.
     lists: Vec<Vec<u32>>,
+    /// Whether a slot at or past [`NARROW`] was indexed since the index
+    /// was last cleared: the lists are in use, not the bits.
+    wide: bool,
     /// Per type number, the position of the type's row in the rules (the
     /// index is cleared whenever the rules change).
     rows: Vec<Option<u32>>,
@@ -64,10 +139,15 @@ impl TypeIndex {
             .map(|(k, i)| (*i, k))
     }
 
-    /// The slots of the type numbered `at`.
+    /// The slots of the type numbered `at`, ascending.
     #[inline]
-    pub(crate) fn list(&self, at: u32) -> &[u32] {
-        self.lists.get(at as usize).map_or(&[], Vec::as_slice)
+    pub(crate) fn list(&self, at: u32) -> Slots<'_> {
+        let at = at as usize;
+        if self.wide {
+            Slots::List(self.lists.get(at).map_or(&[][..], Vec::as_slice).iter())
+        } else {
+            Slots::Bits(self.bits.get(at).copied().unwrap_or(0))
+        }
     }
 
     /// The position of the row of the type numbered `at`, as given when it
@@ -88,9 +168,9 @@ impl TypeIndex {
         self.by_slot.get(slot as usize).copied()
     }
 
-    /// The slots of `item` (empty when not indexed).
-    pub(crate) fn slots(&self, item: &str) -> &[u32] {
-        self.find(item).map_or(&[], |(i, _)| self.list(i))
+    /// The slots of `item`, ascending (none when not indexed).
+    pub(crate) fn slots(&self, item: &str) -> Slots<'_> {
+        self.find(item).map_or(Slots::NONE, |(i, _)| self.list(i))
     }
 
     /// The type's number, indexing it (with no slots, and the row position
@@ -107,6 +187,7 @@ impl TypeIndex {
                 i
             }
             None => {
+                self.bits.push(0);
                 self.lists.push(Vec::new());
                 self.rows.push(row);
                 self.keys.push(item.clone());
@@ -124,6 +205,14 @@ impl TypeIndex {
     /// numbered `at`.
     #[inline]
     pub(crate) fn add(&mut self, at: u32, slot: u32) {
+        if !self.wide {
+            if slot < NARROW {
+                self.bits[at as usize] |= 1 << slot;
+                self.note_slot(at, slot);
+                return;
+            }
+            self.widen();
+        }
         let list = &mut self.lists[at as usize];
         match list.last() {
             // the common case: a new stack comes after the type's others
@@ -135,6 +224,12 @@ impl TypeIndex {
                 }
             }
         }
+        self.note_slot(at, slot);
+    }
+
+    /// Notes that `slot` holds a stack of the type numbered `at`.
+    #[inline]
+    fn note_slot(&mut self, at: u32, slot: u32) {
         let s = slot as usize;
         if s >= self.by_slot.len() {
             self.by_slot.resize(s + 1, u32::MAX);
@@ -142,22 +237,52 @@ impl TypeIndex {
         self.by_slot[s] = at;
     }
 
+    /// Turns every type's bits into its list: a slot past [`NARROW`] is
+    /// being indexed.
+    #[cold]
+    fn widen(&mut self) {
+        for (bits, list) in self.bits.iter_mut().zip(&mut self.lists) {
+            list.clear();
+            list.extend(Slots::Bits(*bits));
+            *bits = 0;
+        }
+        self.wide = true;
+    }
+
     /// Records that `item`'s stack moved from `from` to `to`.
     pub(crate) fn move_slot(&mut self, item: &str, from: u32, to: u32) {
         let Some((at, _)) = self.find(item) else {
             return;
         };
-        let list = &mut self.lists[at as usize];
-        if let Ok(i) = list.binary_search(&from) {
-            list.remove(i);
+        if self.wide {
+            let list = &mut self.lists[at as usize];
+            if let Ok(i) = list.binary_search(&from) {
+                list.remove(i);
+            }
+        } else if from < NARROW {
+            self.bits[at as usize] &= !(1 << from);
         }
         self.add(at, to);
     }
 
-    /// The slot list of `item`, to remove slots from, if indexed.
-    pub(crate) fn slots_mut(&mut self, item: &str) -> Option<&mut Vec<u32>> {
-        let (i, _) = self.find(item)?;
-        Some(&mut self.lists[i as usize])
+    /// Takes the last `k` slots off `item`'s slots (all of them when it has
+    /// fewer), keeping the type indexed; returns them, ascending.
+    pub(crate) fn cut_last(&mut self, item: &str, k: usize) -> Vec<u32> {
+        let Some((at, _)) = self.find(item) else {
+            return Vec::new();
+        };
+        let at = at as usize;
+        if self.wide {
+            let list = &mut self.lists[at];
+            list.split_off(list.len().saturating_sub(k))
+        } else {
+            let mut cut: Vec<u32> = Slots::Bits(self.bits[at]).rev().take(k).collect();
+            cut.reverse();
+            for &s in &cut {
+                self.bits[at] &= !(1 << s);
+            }
+            cut
+        }
     }
 
     /// Removes `emptied` (ascending) from the list of the type numbered
@@ -170,6 +295,20 @@ impl TypeIndex {
         let Some(at) = at.or_else(|| self.find(item).map(|(i, _)| i)) else {
             return;
         };
+        if !self.wide {
+            if emptied.is_empty() {
+                return;
+            }
+            let bits = &mut self.bits[at as usize];
+            for &s in emptied {
+                if s < NARROW {
+                    *bits &= !(1 << s);
+                }
+            }
+            let now_empty = *bits == 0;
+            self.forget_if_done(at, item, now_empty);
+            return;
+        }
         let list = &mut self.lists[at as usize];
         match emptied {
             [] => return,
@@ -186,8 +325,16 @@ impl TypeIndex {
             _ if list.ends_with(emptied) => list.truncate(list.len() - emptied.len()),
             _ => list.retain(|s| emptied.binary_search(s).is_err()),
         }
-        if list.is_empty() && self.rows[at as usize].is_none() && self.ids.len() > KEEP_EMPTY_TYPES
-        {
+        let now_empty = list.is_empty();
+        self.forget_if_done(at, item, now_empty);
+    }
+
+    /// Drops the type numbered `at` (named `item`) when it has no slots
+    /// left (`empty`), no row, and the index holds more than
+    /// [`KEEP_EMPTY_TYPES`] types.
+    #[inline]
+    fn forget_if_done(&mut self, at: u32, item: &str, empty: bool) {
+        if empty && self.rows[at as usize].is_none() && self.ids.len() > KEEP_EMPTY_TYPES {
             if let Ok(entry) = self
                 .ids
                 .find_entry(text_hash(item), |(k, _)| same_text(k.as_str(), item))
@@ -202,7 +349,9 @@ impl TypeIndex {
     pub(crate) fn clear(&mut self) {
         self.ids.clear();
         self.keys.clear();
+        self.bits.clear();
         self.lists.clear();
+        self.wide = false;
         self.rows.clear();
         self.free.clear();
         self.by_slot.clear();
@@ -219,6 +368,10 @@ fn text_hash(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn slots(s: Slots<'_>) -> Vec<u32> {
+        s.collect()
+    }
 
     #[test]
     fn dropped_types_free_their_numbers_and_come_back_with_their_own_slots() {
@@ -239,23 +392,23 @@ mod tests {
         // back in reverse order: reused numbers start empty
         for (i, t) in types.iter().enumerate().rev() {
             let at = index.number(t, || Some(i));
-            assert!(index.list(at).is_empty(), "{t:?} reuses a clean list");
+            assert_eq!(index.list(at).len(), 0, "{t:?} reuses a clean list");
             index.add(at, 5000 + i as u32);
             assert_eq!(index.at_slot(5000 + i as u32), Some(at));
         }
         assert!(index.free.is_empty());
         for (i, t) in types.iter().enumerate() {
-            assert_eq!(index.slots(t.as_str()), &[5000 + i as u32]);
+            assert_eq!(slots(index.slots(t.as_str())), &[5000 + i as u32]);
         }
         // several emptied at once
         let at = index.number(&types[3], || None);
         index.add(at, 6001);
         index.add(at, 6000);
-        assert_eq!(index.slots("t-3"), &[5003, 6000, 6001]);
+        assert_eq!(slots(index.slots("t-3")), &[5003, 6000, 6001]);
         index.unindex(Some(at), "t-3", &[5003, 6001]);
-        assert_eq!(index.slots("t-3"), &[6000]);
+        assert_eq!(slots(index.slots("t-3")), &[6000]);
         index.move_slot("t-3", 6000, 7);
-        assert_eq!(index.slots("t-3"), &[7]);
+        assert_eq!(slots(index.slots("t-3")), &[7]);
         assert_eq!(index.at_slot(7), Some(at));
     }
 
@@ -270,7 +423,7 @@ mod tests {
             for (j, u) in types[..=i].iter().enumerate() {
                 let copy = u.as_str().to_string();
                 assert_eq!(index.find(&copy).map(|(n, _)| n), Some(j as u32));
-                assert_eq!(index.slots(u.as_str()), &[j as u32]);
+                assert_eq!(slots(index.slots(u.as_str())), &[j as u32]);
             }
             assert!(index.find("k-99").is_none());
         }
@@ -282,19 +435,31 @@ mod tests {
 
     #[test]
     fn emptied_slots_leave_from_the_front_the_back_or_between() {
+        for wide in [false, true] {
+            emptied_slots_leave(wide);
+        }
+    }
+
+    fn emptied_slots_leave(wide: bool) {
         let mut index = TypeIndex::default();
         let at = index.number(&ItemType::from("gem"), || Some(0));
+        if wide {
+            // a bank's slot: the index keeps lists
+            let ore = index.number(&ItemType::from("ore"), || Some(1));
+            index.add(ore, 9_999);
+        }
         for s in [1, 3, 5, 7, 9, 11, 13] {
             index.add(at, s);
         }
+        assert_eq!(index.wide, wide);
         index.unindex(Some(at), "gem", &[1, 3]);
-        assert_eq!(index.list(at), &[5, 7, 9, 11, 13]);
+        assert_eq!(slots(index.list(at)), &[5, 7, 9, 11, 13]);
         index.unindex(Some(at), "gem", &[11, 13]);
-        assert_eq!(index.list(at), &[5, 7, 9]);
+        assert_eq!(slots(index.list(at)), &[5, 7, 9]);
         index.unindex(Some(at), "gem", &[5, 9]);
-        assert_eq!(index.list(at), &[7]);
+        assert_eq!(slots(index.list(at)), &[7]);
         index.unindex(Some(at), "gem", &[4, 7]);
-        assert!(index.list(at).is_empty());
+        assert_eq!(index.list(at).len(), 0);
     }
 
     #[test]
@@ -322,5 +487,118 @@ mod tests {
             100.max(KEEP_EMPTY_TYPES),
             "unlisted ones leave past the bound"
         );
+    }
+
+    #[test]
+    fn a_narrow_index_keeps_bits_until_a_slot_past_them_and_then_lists() {
+        let mut index = TypeIndex::default();
+        let gem = index.number(&ItemType::from("gem"), || Some(0));
+        let ore = index.number(&ItemType::from("ore"), || Some(1));
+        // out of order, as deliveries into freed slots come
+        for s in [9, 2, 63, 0, 40] {
+            index.add(gem, s);
+        }
+        index.add(ore, 5);
+        assert!(!index.wide);
+        assert_eq!(slots(index.list(gem)), &[0, 2, 9, 40, 63]);
+        assert_eq!(index.list(gem).len(), 5);
+        assert_eq!(
+            index.list(gem).rev().collect::<Vec<_>>(),
+            &[63, 40, 9, 2, 0]
+        );
+        index.unindex(Some(gem), "gem", &[2, 40]);
+        index.move_slot("gem", 63, 7);
+        assert_eq!(slots(index.slots("gem")), &[0, 7, 9]);
+        assert_eq!(index.at_slot(7), Some(gem));
+        assert_eq!(index.cut_last("gem", 2), &[7, 9]);
+        assert_eq!(slots(index.slots("gem")), &[0]);
+        // the first slot past the bits: every type's slots become a list
+        index.add(gem, 64);
+        assert!(index.wide);
+        assert_eq!(slots(index.slots("gem")), &[0, 64]);
+        assert_eq!(slots(index.slots("ore")), &[5]);
+        index.add(ore, 3);
+        index.move_slot("ore", 5, 100);
+        assert_eq!(slots(index.slots("ore")), &[3, 100]);
+        assert_eq!(index.cut_last("ore", 5), &[3, 100]);
+        assert_eq!(index.list(ore).len(), 0);
+        // cleared, it starts narrow again
+        index.clear();
+        let gem = index.number(&ItemType::from("gem"), || Some(0));
+        index.add(gem, 1);
+        assert!(!index.wide);
+        assert_eq!(slots(index.list(gem)), &[1]);
+    }
+
+    #[test]
+    fn bits_and_lists_agree_over_random_changes() {
+        use crate::splitmix::below;
+        let types: Vec<ItemType> = (0..5).map(|i| ItemType::from(format!("b-{i}"))).collect();
+        for seed in 0..40u64 {
+            let mut rng = seed;
+            let (mut narrow, mut wide) = (TypeIndex::default(), TypeIndex::default());
+            let far = wide.number(&ItemType::from("far"), || Some(99));
+            wide.add(far, 500);
+            // which type holds each of 64 slots, as the engine keeps it
+            let mut held: Vec<Option<usize>> = vec![None; 64];
+            for step in 0..300 {
+                let slot = below(&mut rng, 64) as u32;
+                let t = below(&mut rng, types.len() as u64) as usize;
+                let name = types[t].as_str();
+                match (below(&mut rng, 4), held[slot as usize]) {
+                    (0 | 1, None) => {
+                        for index in [&mut narrow, &mut wide] {
+                            let at = index.number(&types[t], || t.is_multiple_of(2).then_some(t));
+                            index.add(at, slot);
+                        }
+                        held[slot as usize] = Some(t);
+                    }
+                    (2, Some(h)) => {
+                        let emptied: Vec<u32> = (slot..64)
+                            .filter(|&s| held[s as usize] == Some(h))
+                            .take(1 + below(&mut rng, 3) as usize)
+                            .collect();
+                        for index in [&mut narrow, &mut wide] {
+                            index.unindex(None, types[h].as_str(), &emptied);
+                        }
+                        emptied.iter().for_each(|&s| held[s as usize] = None);
+                    }
+                    (3, Some(h)) => {
+                        if let Some(to) = (0..64u32).find(|&s| held[s as usize].is_none()) {
+                            for index in [&mut narrow, &mut wide] {
+                                index.move_slot(types[h].as_str(), slot, to);
+                            }
+                            held[to as usize] = held[slot as usize].take();
+                        }
+                    }
+                    (_, Some(_)) if step % 37 == 0 => {
+                        let k = below(&mut rng, 3) as usize;
+                        let cut = narrow.cut_last(name, k);
+                        assert_eq!(cut, wide.cut_last(name, k), "seed {seed} step {step}");
+                        cut.iter().for_each(|&s| held[s as usize] = None);
+                    }
+                    _ => {}
+                }
+                assert!(!narrow.wide && wide.wide);
+                for (t, ty) in types.iter().enumerate() {
+                    let expect: Vec<u32> = (0..64u32)
+                        .filter(|&s| held[s as usize] == Some(t))
+                        .collect();
+                    assert_eq!(
+                        slots(narrow.slots(ty.as_str())),
+                        expect,
+                        "seed {seed} step {step}"
+                    );
+                    assert_eq!(
+                        slots(wide.slots(ty.as_str())),
+                        expect,
+                        "seed {seed} step {step}"
+                    );
+                    for &s in &expect {
+                        assert_eq!(narrow.at_slot(s), narrow.find(ty.as_str()).map(|f| f.0));
+                    }
+                }
+            }
+        }
     }
 }

@@ -249,8 +249,7 @@ impl Contents {
         }
         self.by_type
             .slots(item)
-            .iter()
-            .filter_map(|&s| self.stack(s))
+            .filter_map(|s| self.stack(s))
             .map(|s| u64::from(s.amount))
             .sum()
     }

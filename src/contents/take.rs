@@ -34,7 +34,7 @@ impl Contents {
         let (id, at) = match self.by_type.find(item) {
             Some((at, k)) => {
                 if slot.is_none() {
-                    order.extend_from_slice(self.by_type.list(at));
+                    order.extend(self.by_type.list(at));
                 }
                 (k.clone(), Some(at))
             }

@@ -313,7 +313,7 @@ impl Contents {
         let from = match req.from_slot {
             Some(s) => s,
             None => {
-                let mut order = self.by_type.slots(item.as_str()).to_vec();
+                let mut order: Vec<u32> = self.by_type.slots(item.as_str()).collect();
                 self.draw_order(&mut order);
                 match order.first() {
                     Some(&s) => s,
@@ -430,7 +430,7 @@ impl Contents {
                 ));
             }
             let want = self.budget_cap(terms, want);
-            let own = at.map_or(&[][..], |at| self.by_type.list(at));
+            let own = at.map_or(super::index::Slots::NONE, |at| self.by_type.list(at));
             self.plan_into(item, terms, want, own, plan);
             return Ok(Admit::Fits(plan.iter().map(|l| l.amount).sum()));
         };
