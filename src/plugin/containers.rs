@@ -290,16 +290,8 @@ impl Containers<'_, '_> {
             }
             // the two common requests, their messages built where they are
             // written (no copy through `Answered`)
-            ContainerRequest::Deliver(d) => {
-                if let Ok(msg) = self.answered(d.container, |e| delivery_answered(d, e)) {
-                    self.report_delivered(msg);
-                }
-            }
-            ContainerRequest::Take(t) => {
-                if let Ok(msg) = self.answered(t.container, |e| take_answered(t, e)) {
-                    self.emit_taken(msg);
-                }
-            }
+            ContainerRequest::Deliver(d) => self.answer_delivery(d),
+            ContainerRequest::Take(t) => self.answer_take(t),
             _ => {
                 let container = one_container(r);
                 if let Ok(answered) = self.answered(container, |e| engine_step(r, e)) {
@@ -307,6 +299,73 @@ impl Containers<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Answers a delivery with no sender. Its message goes straight into
+    /// the queue when it leaves nothing to settle and no observer watches
+    /// deliveries (no copy through a `Result` and two calls: a fifth of a
+    /// frame of backpack requests was `memcpy` of those 144 bytes).
+    ///
+    /// This and [`Self::answer_take`] find the engine and refresh the
+    /// mirror in the same words, on purpose: a shared helper returning the
+    /// message (in an `Option`), a macro and a callback all measured 8-20%
+    /// slower on a serial frame of 100,000 backpack requests, in
+    /// alternating runs.
+    #[inline]
+    fn answer_delivery(&mut self, d: &Deliver) {
+        let Ok((_, mut m, _)) = self.contents.get_mut(d.container) else {
+            return self.not_answered(d.container);
+        };
+        let c = m.bypass_change_detection();
+        let Some(engine) = c.state.engine.as_mut() else {
+            return self.not_answered(d.container);
+        };
+        let msg = delivery_answered(d, engine);
+        if let Some((mirror, e)) = c.parts()
+            && msg.refresh_if_changed(mirror, e)
+        {
+            m.set_changed();
+        }
+        if msg.outcome.leaves_items() || self.watched.has(Kind::Delivered) {
+            self.report_delivered(msg);
+        } else {
+            self.delivered.write(msg);
+        }
+    }
+
+    /// Answers a take, its message written where it is built (see
+    /// [`Self::answer_delivery`]).
+    #[inline]
+    fn answer_take(&mut self, t: &Take) {
+        let Ok((_, mut m, _)) = self.contents.get_mut(t.container) else {
+            return self.not_answered(t.container);
+        };
+        let c = m.bypass_change_detection();
+        let Some(engine) = c.state.engine.as_mut() else {
+            return self.not_answered(t.container);
+        };
+        let msg = take_answered(t, engine);
+        if let Some((mirror, e)) = c.parts()
+            && msg.refresh_if_changed(mirror, e)
+        {
+            m.set_changed();
+        }
+        if self.watched.has(Kind::Taken) {
+            self.emit_taken(msg);
+        } else {
+            self.taken.write(msg);
+        }
+    }
+
+    /// Reports why a request to `container` did not reach its engine.
+    #[cold]
+    fn not_answered(&mut self, container: Entity) {
+        let why = if self.contents.contains(container) {
+            NotAnswered::NotReady(container)
+        } else {
+            NotAnswered::NotAContainer(container)
+        };
+        self.unanswered(container, &why);
     }
 
     /// Reports a request of one container answered on this thread or
