@@ -5,8 +5,8 @@
 //! While every slot indexed is below [`NARROW`] (a backpack, a hotbar, a
 //! chest), a type's slots are one bit set: a stack that begins or ends
 //! sets or clears a bit, where a sorted list shifts its tail. The first
-//! slot past that turns every type's set into a sorted list for good
-//! (until the index is cleared): a bank's 10,000 slots.
+//! slot at or past [`NARROW`] turns every type's set into a sorted list
+//! for good (until the index is cleared): a bank's 10,000 slots.
 
 use super::ItemType;
 use crate::item::same_text;
@@ -201,7 +201,7 @@ impl TypeIndex {
         i
     }
 
-    /// Adds `slot`, which now holds a stack, to the list of the type
+    /// Adds `slot`, which now holds a stack, to the slots of the type
     /// numbered `at`.
     #[inline]
     pub(crate) fn add(&mut self, at: u32, slot: u32) {
@@ -237,8 +237,8 @@ impl TypeIndex {
         self.by_slot[s] = at;
     }
 
-    /// Turns every type's bits into its list: a slot past [`NARROW`] is
-    /// being indexed.
+    /// Turns every type's bits into its list: a slot at or past [`NARROW`]
+    /// is being indexed.
     #[cold]
     fn widen(&mut self) {
         for (bits, list) in self.bits.iter_mut().zip(&mut self.lists) {
@@ -285,7 +285,7 @@ impl TypeIndex {
         }
     }
 
-    /// Removes `emptied` (ascending) from the list of the type numbered
+    /// Removes `emptied` (ascending) from the slots of the type numbered
     /// `at` (or named `item` when the number is not known). An emptied type
     /// keeps its entry, so it is not numbered again when it comes back:
     /// always when it has a row (the rules bound how many such types there
@@ -600,5 +600,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_narrow_index_forgets_and_reuses_numbers_as_a_wide_one_does() {
+        // unlisted types passing through a 10-slot backpack, one at a time
+        let mut index = TypeIndex::default();
+        let types: Vec<ItemType> = (0..200).map(|i| ItemType::from(format!("p-{i}"))).collect();
+        for (i, t) in types.iter().enumerate() {
+            let at = index.number(t, || None);
+            let (a, b) = ((i % 10) as u32, (i % 10) as u32 + 10);
+            index.add(at, a);
+            index.add(at, b);
+            assert_eq!(slots(index.list(at)), &[a, b]);
+            index.unindex(Some(at), t.as_str(), &[a, b]);
+        }
+        assert!(!index.wide);
+        assert_eq!(index.ids.len(), KEEP_EMPTY_TYPES);
+        // the numbers of the types forgotten are reused, and start empty
+        assert_eq!(index.keys.len(), KEEP_EMPTY_TYPES + 1);
+        for (i, t) in types.iter().enumerate().take(50) {
+            let at = index.number(t, || None);
+            assert_eq!(index.list(at).len(), 0, "{t:?} reuses a clean set");
+            index.add(at, i as u32);
+            assert_eq!(index.at_slot(i as u32), Some(at));
+        }
+        for (i, t) in types.iter().enumerate().take(50) {
+            assert_eq!(slots(index.slots(t.as_str())), &[i as u32]);
+        }
+        assert!(!index.wide);
     }
 }
