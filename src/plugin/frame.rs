@@ -334,7 +334,15 @@ mod parallel {
 
     /// A thread's answers, each kind in a list of its own (the two common
     /// kinds are then written a kind at a time without copying others).
+    ///
+    /// Aligned to 128 bytes so no two threads' lists share a cache line
+    /// (nor the pair of lines a core fetches together): each push writes
+    /// its list's length, and when two threads wrote lengths in one line,
+    /// the line went back and forth between the cores on every request,
+    /// the threads' step of a frame of 100,000 backpack requests taking
+    /// about 5 ms instead of about 3.3 ms.
     #[derive(Default)]
+    #[repr(align(128))]
     pub(super) struct Answers {
         /// Per request the thread answered, in the order written: where
         /// its answer is.
