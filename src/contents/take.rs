@@ -87,6 +87,15 @@ impl Contents {
         amount: u32,
         from: &mut Landings,
     ) -> u32 {
+        let n = self.take_from_stack(item, slot, amount);
+        from.push(Landing { slot, amount: n });
+        n
+    }
+
+    /// [`Self::take_at`] without noting the slot: how many left, in a
+    /// register (a transfer builds its list from the count; reading back a
+    /// list this call had just written stalled the transfer).
+    pub(crate) fn take_from_stack(&mut self, item: &ItemType, slot: u32, amount: u32) -> u32 {
         let size = if self.rules.has_budget() {
             // the slot holds a stack, so the index knows its type's number
             let at = self.by_type.at_slot(slot);
@@ -102,7 +111,6 @@ impl Contents {
             let at = self.by_type.at_slot(slot);
             self.by_type.unindex(at, item.as_str(), &[slot]);
         }
-        from.push(Landing { slot, amount: n });
         n
     }
 
