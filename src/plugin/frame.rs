@@ -64,9 +64,8 @@ use super::messages::ContainerRequest;
 #[derive(Resource, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ContainerParallelism {
     /// One request after another, on the system's thread (the default:
-    /// on the two-core development machine the threads no longer gain
-    /// anything on a frame of backpack requests, see the README's
-    /// performance figures).
+    /// on the two-core development machine two threads gain little on a
+    /// frame of backpack requests, see the README's performance figures).
     #[default]
     Serial,
     /// The engine work of independent containers shared among the threads
