@@ -1,6 +1,6 @@
 //! Take: the game or the player asks for items (spec section 5).
 
-use super::{Contents, ItemType, Landing, Landings, Reason, Taken};
+use super::{Contents, ItemType, Landing, Reason, Taken};
 use crate::item::same_text;
 use crate::rules::DrawOrder;
 
@@ -71,30 +71,17 @@ impl Contents {
         if amount == 0 {
             return out;
         }
-        let n = self.take_at(&out.item, slot, amount, &mut out.from);
+        let n = self.take_from_stack(&out.item, slot, amount);
+        out.from.push(Landing { slot, amount: n });
         out.taken = n;
         out.shortfall = amount - n;
         out
     }
 
     /// Takes up to `amount` (at least one) from the stack of `item` in
-    /// `slot`, which holds one, noting the slot in `from`; returns how many
-    /// left.
-    pub(crate) fn take_at(
-        &mut self,
-        item: &ItemType,
-        slot: u32,
-        amount: u32,
-        from: &mut Landings,
-    ) -> u32 {
-        let n = self.take_from_stack(item, slot, amount);
-        from.push(Landing { slot, amount: n });
-        n
-    }
-
-    /// [`Self::take_at`] without noting the slot: how many left, in a
-    /// register (a transfer builds its list from the count; reading back a
-    /// list this call had just written stalled the transfer).
+    /// `slot`, which holds one; returns how many left the stack. The caller
+    /// notes the slot in its outcome from that count (a transfer once read
+    /// back a list this call had just written, and stalled on it).
     pub(crate) fn take_from_stack(&mut self, item: &ItemType, slot: u32, amount: u32) -> u32 {
         let size = if self.rules.has_budget() {
             // the slot holds a stack, so the index knows its type's number
