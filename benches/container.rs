@@ -9,6 +9,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bevy::prelude::{App, Entity};
 use bevy_container::adoption::{self, Context, Format, Tuning};
 use bevy_container::contents::Contents;
 use bevy_container::rules::Rules;
@@ -104,22 +105,30 @@ fn forced_removal_10k(c: &mut Criterion) {
     g.finish();
 }
 
+/// `iters` frames of [`write_requests`] on `app`, only the frames timed.
+fn request_frames(app: &mut App, bags: &[Entity], iters: u64) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        write_requests(app, bags);
+        let t = Instant::now();
+        app.update();
+        total += t.elapsed();
+    }
+    total
+}
+
 fn ecs_frame(c: &mut Criterion) {
     let (mut app, bags) = backpack_app(10_000);
+    let (mut floor, floor_bags) = floor_app(10_000);
     let mut engines = backpack_engines(10_000);
     let mut g = c.benchmark_group("10k-backpacks-deliver-and-take");
     g.sample_size(10);
     g.bench_function("ecs-frame", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                write_requests(&mut app, &bags);
-                let t = Instant::now();
-                app.update();
-                total += t.elapsed();
-            }
-            total
-        })
+        b.iter_custom(|iters| request_frames(&mut app, &bags, iters))
+    });
+    // the least a Bevy system can do with the same requests (no plugin)
+    g.bench_function("ecs-floor-frame", |b| {
+        b.iter_custom(|iters| request_frames(&mut floor, &floor_bags, iters))
     });
     g.bench_function("engine-direct", |b| {
         b.iter(|| engine_requests(&mut engines))

@@ -283,6 +283,22 @@ fn main() {
         );
     }
 
+    // ecs-floor-vs-engine: the same frame answered by the least a Bevy
+    // system can do (no plugin): what messages and lookups cost by
+    // themselves, the floor under ecs-vs-engine
+    if want("ecs-floor-vs-engine") {
+        let (floor, direct) = ecs_floor_vs_engine();
+        println!(
+            "time ecs-floor-frame-20k-ops {:.3} ms",
+            floor.as_secs_f64() * 1e3
+        );
+        println!("time engine-20k-ops {:.3} ms", direct.as_secs_f64() * 1e3);
+        println!(
+            "ratio ecs-floor-vs-engine {:.3}",
+            floor.as_secs_f64() / direct.as_secs_f64()
+        );
+    }
+
     // idle-frame: what the plugin adds to a frame in which nothing happens
     if want("idle-frame") {
         let (plugin, bare) = idle_frames();
@@ -384,6 +400,27 @@ fn main() {
 
 fn ecs_vs_engine() -> (Duration, Duration) {
     let (mut app, bags) = backpack_app(10_000);
+    let frame = |app: &mut bevy::prelude::App| {
+        write_requests(app, &bags);
+        let t = Instant::now();
+        app.update();
+        t.elapsed()
+    };
+    for _ in 0..3 {
+        frame(&mut app);
+    }
+    let mut engines = backpack_engines(10_000);
+    race(
+        5,
+        || frame(&mut app),
+        || timed(|| (), |_| engine_requests(&mut engines)),
+    )
+}
+
+/// A frame of [`write_requests`] answered by [`floor_app`]'s bare
+/// system, and the same requests on engines directly, in one race.
+fn ecs_floor_vs_engine() -> (Duration, Duration) {
+    let (mut app, bags) = floor_app(10_000);
     let frame = |app: &mut bevy::prelude::App| {
         write_requests(app, &bags);
         let t = Instant::now();

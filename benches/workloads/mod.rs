@@ -265,6 +265,72 @@ pub fn bare_app() -> App {
     app
 }
 
+/// An engine on an entity with nothing around it: no mirror, no store,
+/// no observer, no readiness. The component [`floor_app`] answers on.
+#[derive(Component)]
+pub struct BareEngine(pub Contents);
+
+/// The least a Bevy system can do to answer [`write_requests`]: per
+/// request, find the container's component, call its engine, and write
+/// the plugin's outcome message. No rule of the plugin around it (stores,
+/// senders, observers, mirrors, readiness, linked requests), so it is the
+/// floor of any plugin answering requests as messages: Bevy's frame, its
+/// message queues and its component lookups, plus the engine.
+fn answer_on_bare_engines(
+    mut requests: MessageReader<ContainerRequest>,
+    mut engines: Query<&mut BareEngine>,
+    mut delivered: MessageWriter<ItemsDelivered>,
+    mut taken: MessageWriter<ItemsTaken>,
+) {
+    for r in requests.read() {
+        match r {
+            ContainerRequest::Deliver(d) => {
+                if let Ok(mut e) = engines.get_mut(d.container) {
+                    let outcome = e.0.deliver(d.item.as_str(), d.amount);
+                    delivered.write(ItemsDelivered {
+                        container: d.container,
+                        sender: None,
+                        outcome,
+                        settled: Vec::new(),
+                        warnings: Vec::new(),
+                    });
+                }
+            }
+            ContainerRequest::Take(t) => {
+                if let Ok(mut e) = engines.get_mut(t.container) {
+                    let outcome = match t.slot {
+                        Some(slot) => e.0.take_from(t.item.as_str(), t.amount, slot),
+                        None => e.0.take(t.item.as_str(), t.amount),
+                    };
+                    taken.write(ItemsTaken {
+                        container: t.container,
+                        outcome,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A headless app of `n` [`BareEngine`]s holding [`PREFILL`] berries
+/// (the engines of [`backpack_engines`]), answered by the floor system
+/// above instead of the plugin.
+pub fn floor_app(n: usize) -> (App, Vec<Entity>) {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins)
+        .add_message::<ContainerRequest>()
+        .add_message::<ItemsDelivered>()
+        .add_message::<ItemsTaken>()
+        .add_systems(Update, answer_on_bare_engines);
+    let bags = backpack_engines(n)
+        .into_iter()
+        .map(|e| app.world_mut().spawn(BareEngine(e)).id())
+        .collect();
+    app.update();
+    (app, bags)
+}
+
 /// A headless app with `n` seed backpacks holding [`PREFILL`] berries.
 pub fn backpack_app(n: usize) -> (App, Vec<Entity>) {
     backpack_app_with(n, ContainerParallelism::default())
