@@ -329,6 +329,26 @@ fn main() {
         );
     }
 
+    // parallel-engine-speedup: the frame's engine work alone, no Bevy,
+    // on one thread and on two threads owning half the backpacks each:
+    // what this machine's cores give the work itself, the ceiling over
+    // parallel-frame-speedup
+    if want("parallel-engine-speedup") {
+        let (one, two) = parallel_engines();
+        println!(
+            "time engine-100k-ops-one-thread {:.3} ms",
+            one.as_secs_f64() * 1e3
+        );
+        println!(
+            "time engine-100k-ops-two-threads {:.3} ms",
+            two.as_secs_f64() * 1e3
+        );
+        println!(
+            "ratio parallel-engine-speedup {:.3}",
+            one.as_secs_f64() / two.as_secs_f64()
+        );
+    }
+
     // ui-bank-vs-backpack
     if want("ui-bank-vs-backpack") {
         let (bank_ui, backpack_ui) = ui_frames();
@@ -472,6 +492,34 @@ fn parallel_frame() -> (Duration, Duration) {
         5,
         || frame(&mut serial, &bags_s),
         || frame(&mut parallel, &bags_p),
+    )
+}
+
+/// [`parallel_frame`]'s requests (five rounds of [`engine_requests`])
+/// on 10,000 engines directly: on this thread, and on two threads owning
+/// half the engines each, in one race.
+fn parallel_engines() -> (Duration, Duration) {
+    let (mut one, mut two) = (backpack_engines(10_000), backpack_engines(10_000));
+    let rounds = |engines: &mut [Contents]| {
+        for _ in 0..5 {
+            engine_requests(engines);
+        }
+    };
+    race(
+        5,
+        || timed(|| (), |_| rounds(&mut one)),
+        || {
+            timed(
+                || (),
+                |_| {
+                    let (low, high) = two.split_at_mut(5_000);
+                    std::thread::scope(|s| {
+                        s.spawn(|| rounds(high));
+                        rounds(low);
+                    });
+                },
+            )
+        },
     )
 }
 
