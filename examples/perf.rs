@@ -274,7 +274,7 @@ fn main() {
 
     // ecs-vs-engine
     if want("ecs-vs-engine") {
-        let (ecs, direct) = ecs_vs_engine();
+        let (ecs, direct) = frame_vs_engine(backpack_app(10_000));
         println!("time ecs-frame-20k-ops {:.3} ms", ecs.as_secs_f64() * 1e3);
         println!("time engine-20k-ops {:.3} ms", direct.as_secs_f64() * 1e3);
         println!(
@@ -287,7 +287,7 @@ fn main() {
     // system can do (no plugin): what messages and lookups cost by
     // themselves, the floor under ecs-vs-engine
     if want("ecs-floor-vs-engine") {
-        let (floor, direct) = ecs_floor_vs_engine();
+        let (floor, direct) = frame_vs_engine(floor_app(10_000));
         println!(
             "time ecs-floor-frame-20k-ops {:.3} ms",
             floor.as_secs_f64() * 1e3
@@ -418,29 +418,12 @@ fn main() {
     }
 }
 
-fn ecs_vs_engine() -> (Duration, Duration) {
-    let (mut app, bags) = backpack_app(10_000);
-    let frame = |app: &mut bevy::prelude::App| {
-        write_requests(app, &bags);
-        let t = Instant::now();
-        app.update();
-        t.elapsed()
-    };
-    for _ in 0..3 {
-        frame(&mut app);
-    }
-    let mut engines = backpack_engines(10_000);
-    race(
-        5,
-        || frame(&mut app),
-        || timed(|| (), |_| engine_requests(&mut engines)),
-    )
-}
-
-/// A frame of [`write_requests`] answered by [`floor_app`]'s bare
-/// system, and the same requests on engines directly, in one race.
-fn ecs_floor_vs_engine() -> (Duration, Duration) {
-    let (mut app, bags) = floor_app(10_000);
+/// A frame of [`write_requests`] answered by `app` (the plugin's, or
+/// [`floor_app`]'s bare system), and the same requests on engines
+/// directly, in one race.
+fn frame_vs_engine(
+    (mut app, bags): (bevy::prelude::App, Vec<bevy::prelude::Entity>),
+) -> (Duration, Duration) {
     let frame = |app: &mut bevy::prelude::App| {
         write_requests(app, &bags);
         let t = Instant::now();
