@@ -82,6 +82,14 @@ fn race(
     (best_a, best_b)
 }
 
+/// Prints a race's two times in milliseconds and the first over the
+/// second as the figure `ratio`.
+fn print_race(ratio: &str, (a_name, a): (&str, Duration), (b_name, b): (&str, Duration)) {
+    println!("time {a_name} {:.3} ms", a.as_secs_f64() * 1e3);
+    println!("time {b_name} {:.3} ms", b.as_secs_f64() * 1e3);
+    println!("ratio {ratio} {:.3}", a.as_secs_f64() / b.as_secs_f64());
+}
+
 /// One run of `run` on a fresh `setup()`; neither the setup nor dropping
 /// the result is timed.
 fn timed<T, R>(setup: impl FnOnce() -> T, run: impl FnOnce(T) -> R) -> Duration {
@@ -235,14 +243,10 @@ fn main() {
                 )
             },
         );
-        println!(
-            "time forced-removal-10k {:.3} ms",
-            shrink.as_secs_f64() * 1e3
-        );
-        println!("time sort-10k-stacks {:.3} ms", sort.as_secs_f64() * 1e3);
-        println!(
-            "ratio forced-removal-10k {:.3}",
-            shrink.as_secs_f64() / sort.as_secs_f64()
+        print_race(
+            "forced-removal-10k",
+            ("forced-removal-10k", shrink),
+            ("sort-10k-stacks", sort),
         );
     }
 
@@ -275,11 +279,10 @@ fn main() {
     // ecs-vs-engine
     if want("ecs-vs-engine") {
         let (ecs, direct) = frame_vs_engine(backpack_app(10_000));
-        println!("time ecs-frame-20k-ops {:.3} ms", ecs.as_secs_f64() * 1e3);
-        println!("time engine-20k-ops {:.3} ms", direct.as_secs_f64() * 1e3);
-        println!(
-            "ratio ecs-vs-engine {:.3}",
-            ecs.as_secs_f64() / direct.as_secs_f64()
+        print_race(
+            "ecs-vs-engine",
+            ("ecs-frame-20k-ops", ecs),
+            ("engine-20k-ops", direct),
         );
     }
 
@@ -288,14 +291,10 @@ fn main() {
     // themselves, the floor under ecs-vs-engine
     if want("ecs-floor-vs-engine") {
         let (floor, direct) = frame_vs_engine(floor_app(10_000));
-        println!(
-            "time ecs-floor-frame-20k-ops {:.3} ms",
-            floor.as_secs_f64() * 1e3
-        );
-        println!("time engine-20k-ops {:.3} ms", direct.as_secs_f64() * 1e3);
-        println!(
-            "ratio ecs-floor-vs-engine {:.3}",
-            floor.as_secs_f64() / direct.as_secs_f64()
+        print_race(
+            "ecs-floor-vs-engine",
+            ("ecs-floor-frame-20k-ops", floor),
+            ("engine-20k-ops-beside-floor", direct),
         );
     }
 
@@ -315,17 +314,10 @@ fn main() {
     // parallel-frame-speedup
     if want("parallel-frame-speedup") {
         let (serial, parallel) = parallel_frame();
-        println!(
-            "time serial-frame-100k-ops {:.3} ms",
-            serial.as_secs_f64() * 1e3
-        );
-        println!(
-            "time parallel-frame-100k-ops {:.3} ms",
-            parallel.as_secs_f64() * 1e3
-        );
-        println!(
-            "ratio parallel-frame-speedup {:.3}",
-            serial.as_secs_f64() / parallel.as_secs_f64()
+        print_race(
+            "parallel-frame-speedup",
+            ("serial-frame-100k-ops", serial),
+            ("parallel-frame-100k-ops", parallel),
         );
     }
 
@@ -335,17 +327,10 @@ fn main() {
     // parallel-frame-speedup
     if want("parallel-engine-speedup") {
         let (one, two) = parallel_engines();
-        println!(
-            "time engine-100k-ops-one-thread {:.3} ms",
-            one.as_secs_f64() * 1e3
-        );
-        println!(
-            "time engine-100k-ops-two-threads {:.3} ms",
-            two.as_secs_f64() * 1e3
-        );
-        println!(
-            "ratio parallel-engine-speedup {:.3}",
-            one.as_secs_f64() / two.as_secs_f64()
+        print_race(
+            "parallel-engine-speedup",
+            ("engine-100k-ops-one-thread", one),
+            ("engine-100k-ops-two-threads", two),
         );
     }
 
@@ -454,6 +439,10 @@ fn idle_frames() -> (Duration, Duration) {
     race(200, || frame(&mut app), || frame(&mut bare))
 }
 
+/// Rounds of [`write_requests`] in one frame of [`parallel_frame`]: over
+/// 10,000 backpacks, 100,000 requests.
+const ROUNDS: usize = 5;
+
 /// A frame of 100,000 requests over 10,000 independent backpacks, answered
 /// serially and with two threads of the plugin's own, in one race.
 fn parallel_frame() -> (Duration, Duration) {
@@ -462,7 +451,7 @@ fn parallel_frame() -> (Duration, Duration) {
     let (mut serial, bags_s) = backpack_app_with(10_000, ContainerParallelism::Serial);
     let (mut parallel, bags_p) = backpack_app_with(10_000, two);
     let frame = |app: &mut bevy::prelude::App, bags: &[bevy::prelude::Entity]| {
-        write_rounds(app, bags, 5);
+        write_rounds(app, bags, ROUNDS);
         let t = Instant::now();
         app.update();
         t.elapsed()
@@ -478,16 +467,12 @@ fn parallel_frame() -> (Duration, Duration) {
     )
 }
 
-/// [`parallel_frame`]'s requests (five rounds of [`engine_requests`])
+/// [`parallel_frame`]'s requests ([`ROUNDS`] of [`engine_requests`])
 /// on 10,000 engines directly: on this thread, and on two threads owning
 /// half the engines each, in one race.
 fn parallel_engines() -> (Duration, Duration) {
     let (mut one, mut two) = (backpack_engines(10_000), backpack_engines(10_000));
-    let rounds = |engines: &mut [Contents]| {
-        for _ in 0..5 {
-            engine_requests(engines);
-        }
-    };
+    let rounds = |engines: &mut [Contents]| engine_rounds(engines, ROUNDS);
     race(
         5,
         || timed(|| (), |_| rounds(&mut one)),
@@ -495,7 +480,8 @@ fn parallel_engines() -> (Duration, Duration) {
             timed(
                 || (),
                 |_| {
-                    let (low, high) = two.split_at_mut(5_000);
+                    let half = two.len() / 2;
+                    let (low, high) = two.split_at_mut(half);
                     std::thread::scope(|s| {
                         s.spawn(|| rounds(high));
                         rounds(low);

@@ -391,6 +391,14 @@ pub fn write_rounds(app: &mut App, bags: &[Entity], rounds: usize) {
     }
 }
 
+/// `rounds` rounds of [`engine_requests`]: the requests of
+/// [`write_rounds`] on engines directly.
+pub fn engine_rounds(engines: &mut [Contents], rounds: usize) {
+    for _ in 0..rounds {
+        engine_requests(engines);
+    }
+}
+
 /// The same requests as [`write_requests`] on engines directly.
 pub fn engine_requests(engines: &mut [Contents]) {
     for c in engines.iter_mut() {
