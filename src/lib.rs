@@ -23,6 +23,7 @@ pub mod contents;
 pub mod decimal;
 mod hash;
 pub mod item;
+pub mod props;
 mod limits;
 #[cfg(feature = "replicon")]
 pub mod net;

@@ -39,15 +39,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::adoption::source::fields::{
-    Bool, DecimalText, Int, Kebab, List, Obj, Object, OneOf, Text, Whole,
+    Bool, DecimalText, Int, Kebab, List, Obj, Object, OneOf, PropsField, Text, Whole,
 };
 use crate::adoption::source::{self, Format};
 use crate::adoption::{MAX_SLOTS, ProblemKind, Report};
 use crate::decimal::Decimal;
+use crate::props::Props;
 use crate::rules::WhenForcedOut;
 
 /// The save format this crate writes and reads.
 pub const SAVE_FORMAT: u32 = 1;
+
+/// The fields of a saved stack (`props` may be left out).
+const STACK_FIELDS: [&str; 5] = ["item", "amount", "began", "last-received", "props"];
 
 /// The longest item type id a save may hold.
 pub const MAX_ID_LEN: usize = 256;
@@ -72,7 +76,12 @@ impl AdoptionId {
 }
 
 /// One saved stack.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Its properties are written as their canonical text (exact, in every
+/// format), and only when there are any in text formats: a plain stack is
+/// saved as before properties existed, and a save from before reads as
+/// plain. Binary formats (the replication wire) always carry the field.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct SavedStack {
     /// The type.
@@ -83,6 +92,27 @@ pub struct SavedStack {
     pub began: u64,
     /// The container counter when it last received items.
     pub last_received: u64,
+    /// The properties every item of the stack carries.
+    #[serde(default)]
+    pub props: Props,
+}
+
+impl Serialize for SavedStack {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let short = serializer.is_human_readable() && self.props.is_empty();
+        let mut st = serializer.serialize_struct("SavedStack", if short { 4 } else { 5 })?;
+        st.serialize_field("item", &self.item)?;
+        st.serialize_field("amount", &self.amount)?;
+        st.serialize_field("began", &self.began)?;
+        st.serialize_field("last-received", &self.last_received)?;
+        if short {
+            st.skip_field("props")?;
+        } else {
+            st.serialize_field("props", &self.props)?;
+        }
+        st.end()
+    }
 }
 
 /// A container's contents as saved.
@@ -283,7 +313,7 @@ fn slots(obj: &Obj<'_>, counter: Option<u64>, r: &mut Report) -> Option<Vec<Opti
     )
 }
 
-/// `holdings`: a slotless container's stacks, one per type.
+/// `holdings`: a slotless container's stacks, one per kind.
 fn holdings(obj: &Obj<'_>, counter: Option<u64>, r: &mut Report) -> Option<Vec<SavedStack>> {
     let list = obj.required("holdings", List("a list of stacks"), r)?;
     let mut seen = BTreeSet::new();
@@ -291,13 +321,13 @@ fn holdings(obj: &Obj<'_>, counter: Option<u64>, r: &mut Report) -> Option<Vec<S
     for (i, s) in list.iter().enumerate() {
         let at = format!("/holdings/{i}");
         if let Some(st) = stack(s, &at, counter, r) {
-            if !seen.insert(st.item.clone()) {
+            if !seen.insert((st.item.clone(), st.props.clone())) {
                 r.error(
                     ProblemKind::Duplicate,
                     format!("{at}/item"),
                     format!(
-                        "{} is held twice; a slotless container holds one amount per type",
-                        st.item
+                        "{} is held twice; a slotless container holds one amount per kind",
+                        crate::props::Kind::new(st.item.as_str(), st.props.clone())
                     ),
                 );
             }
@@ -329,8 +359,15 @@ fn saved_row(v: &Value, at: &str, r: &mut Report) -> Option<SavedRow> {
 }
 
 fn stack(v: &Value, at: &str, counter: Option<u64>, r: &mut Report) -> Option<SavedStack> {
-    let stack = Obj::of(v, at, "a stack is {item, amount, began, last-received}", r)?;
+    let stack = Obj::of(
+        v,
+        at,
+        "a stack is {item, amount, began, last-received, props?}",
+        r,
+    )?;
+    stack.refuse_unknown(&STACK_FIELDS, r);
     let item = stack.required("item", Kebab(MAX_ID_LEN), r);
+    let props = stack.optional("props", PropsField, r);
     let amount = stack.required("amount", Whole::U32, r);
     if amount == Some(0) {
         r.error(
@@ -357,5 +394,6 @@ fn stack(v: &Value, at: &str, counter: Option<u64>, r: &mut Report) -> Option<Sa
         amount: amount? as u32,
         began: began?,
         last_received: last?,
+        props: props?.unwrap_or_default(),
     })
 }

@@ -369,7 +369,7 @@ impl Model {
         }
         if self.slotless() {
             if slot.is_some() {
-                out.refused = Some(Reason::Slotless);
+                out.refused = Some(Reason::NoSlots);
                 return out;
             }
             let held = self.holdings.get(item).copied().unwrap_or(0);
@@ -500,7 +500,7 @@ impl Model {
         self.slots = slots;
         self.holdings = contents
             .holdings()
-            .map(|(k, n)| (k.as_str().to_string(), n))
+            .map(|(k, n)| (k.to_string(), n))
             .collect();
     }
 }

@@ -30,13 +30,14 @@ pub(crate) use crate::scenario::Step as Op;
 /// A request as the step of a scenario file, for replays.
 pub(crate) fn to_step(op: &Op) -> Value {
     match op {
-        Op::Deliver { item, amount } => {
+        Op::Deliver { item, amount, .. } => {
             json!({"op": "deliver", "item": item, "amount": amount})
         }
         Op::Take {
             item,
             amount,
             slot: None,
+            ..
         } => {
             json!({"op": "take", "item": item, "amount": amount})
         }
@@ -44,6 +45,7 @@ pub(crate) fn to_step(op: &Op) -> Value {
             item,
             amount,
             slot: Some(s),
+            ..
         } => {
             json!({"op": "take", "item": item, "amount": amount, "slot": s})
         }
@@ -166,7 +168,11 @@ pub(crate) fn generate(
         };
         let roll = rng.below(p.weights.iter().sum::<u64>().max(1));
         let op = if roll < p.weights[0] {
-            Op::Deliver { item, amount }
+            Op::Deliver {
+                item,
+                amount,
+                props: Default::default(),
+            }
         } else if roll < p.weights[0] + p.weights[1] {
             let slot = (rules.has_slots() && rng.chance(p.take_slot)).then(|| {
                 if rules.has_slot_limit() {
@@ -175,7 +181,12 @@ pub(crate) fn generate(
                     rng.range(0, 3)
                 }
             });
-            Op::Take { item, amount, slot }
+            Op::Take {
+                item,
+                amount,
+                slot,
+                props: None,
+            }
         } else if roll < p.weights[0] + p.weights[1] + p.weights[2] {
             let slot_count = (rules.has_slot_limit() && (!rules.has_budget() || rng.chance(50)))
                 .then(|| rng.range(1, rules.slot_count + 1));
@@ -215,7 +226,7 @@ fn snapshot(c: &Contents) -> Snapshot {
         slots: c.slots().map(|s| s.cloned()).collect(),
         holdings: c
             .holdings()
-            .map(|(k, n)| (k.as_str().to_string(), n))
+            .map(|(k, n)| (k.to_string(), n))
             .collect(),
         size_used: c.size_used(),
         limits: c.limits(),
@@ -226,7 +237,7 @@ fn snapshot(c: &Contents) -> Snapshot {
 fn totals(c: &Contents) -> BTreeMap<String, u64> {
     c.totals()
         .into_iter()
-        .map(|(k, n)| (k.as_str().to_string(), n))
+        .map(|(k, n)| (k.to_string(), n))
         .collect()
 }
 
@@ -290,8 +301,10 @@ fn step_checks(
     op: &Op,
 ) -> Result<u64, Violation> {
     match op {
-        Op::Deliver { item, amount } => deliver::checks(at, subject, model, ledger, item, *amount),
-        Op::Take { item, amount, slot } => {
+        Op::Deliver { item, amount, .. } => deliver::checks(at, subject, model, ledger, item, *amount),
+        Op::Take {
+            item, amount, slot, ..
+        } => {
             take::checks(at, subject, model, ledger, item, *amount, *slot)
         }
         Op::Resize {
@@ -305,8 +318,8 @@ fn step_checks(
             let f = subject.owner_gone();
             forced::checks(at, subject.contents(), ledger, &f, op)
         }
-        // sequences never sort or move
-        Op::Sort { .. } | Op::Move { .. } => Ok(0),
+        // sequences never sort, move or change properties
+        Op::Sort { .. } | Op::Move { .. } | Op::SetProps { .. } => Ok(0),
     }
 }
 
@@ -384,7 +397,7 @@ fn invariants(
         let size = rules
             .rows
             .iter()
-            .find(|r| r.id == k.as_str())
+            .find(|r| r.id == k.item.as_str())
             .map_or(0, |r| r.size.micros());
         used += u128::from(n) * size;
     }

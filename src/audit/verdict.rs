@@ -351,8 +351,10 @@ fn trace(setup: &Setup<'_>, ops: &[Op]) -> Vec<String> {
     ops.iter()
         .map(|op| {
             let outcome = match op {
-                Op::Deliver { item, amount } => format!("{:?}", s.deliver(item, *amount)),
-                Op::Take { item, amount, slot } => {
+                Op::Deliver { item, amount, .. } => format!("{:?}", s.deliver(item, *amount)),
+                Op::Take {
+            item, amount, slot, ..
+        } => {
                     format!("{:?}", s.take(item, *amount, *slot))
                 }
                 Op::Resize {
@@ -360,8 +362,8 @@ fn trace(setup: &Setup<'_>, ops: &[Op]) -> Vec<String> {
                     size_budget,
                 } => format!("{:?}", s.resize(*slot_count, *size_budget)),
                 Op::OwnerGone => format!("{:?}", s.owner_gone()),
-                // sequences never sort or move
-                Op::Sort { .. } | Op::Move { .. } => String::new(),
+                // sequences never sort, move or change properties
+                Op::Sort { .. } | Op::Move { .. } | Op::SetProps { .. } => String::new(),
             };
             let c = s.contents();
             format!(

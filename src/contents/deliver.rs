@@ -1,7 +1,9 @@
 //! Delivery: items arriving at the container (spec section 4).
 
 use super::index::Slots;
-use super::{Contents, Delivered, Landing, Landings, Leftover, Reason, Refused, TypeTerms};
+use super::{
+    Contents, Delivered, Kind, Landing, Landings, Leftover, Props, Reason, Refused, TypeTerms,
+};
 use crate::rules::{FillOrder, LeftoverDestination, PartialAcceptance, TypeRestriction};
 
 impl Contents {
@@ -20,6 +22,27 @@ impl Contents {
     /// assert_eq!(flint.landed.len(), 2);
     /// ```
     pub fn deliver(&mut self, item: &str, amount: u32) -> Delivered {
+        self.deliver_kind(item, &Props::EMPTY, amount)
+    }
+
+    /// Delivers `amount` items of one kind: `item` carrying `props`. The
+    /// type's rules apply as to any delivery; only stacks of the same kind
+    /// are topped up, and a leftover is of that kind.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// use bevy_container::props::Props;
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// backpack.deliver("berries", 5);
+    /// let ripe = Props::new([("ripe", true)]).unwrap();
+    /// let d = backpack.deliver_kind("berries", &ripe, 5);
+    /// assert_eq!(d.landed[0].slot, 1, "another kind: a stack of its own");
+    /// assert_eq!(backpack.stack(1).unwrap().props, ripe);
+    /// ```
+    pub fn deliver_kind(&mut self, item: &str, props: &Props, amount: u32) -> Delivered {
         // one lookup for the shared id and the type's stacks
         let (id, at) = match self.by_type.find(item) {
             Some((at, k)) => (k.clone(), Some(at)),
@@ -27,7 +50,7 @@ impl Contents {
         };
         let own = at.map_or(Slots::NONE, |at| self.by_type.list(at));
         if amount == 0 {
-            return Delivered::nothing(id, 0);
+            return Delivered::nothing(id, props.clone(), 0);
         }
         // an indexed type's row was found when it was indexed
         let row = match at {
@@ -36,15 +59,15 @@ impl Contents {
         };
         let terms = match self.terms_with(item, row) {
             Ok(t) => t,
-            Err(reason) => return Delivered::refused(id, amount, reason),
+            Err(reason) => return Delivered::refused(id, props.clone(), amount, reason),
         };
         let mut landed = Landings::default();
         let placed = if self.rules.has_slots() {
             let want = self.budget_cap(&terms, amount);
-            self.plan_into(item, &terms, want, own, &mut landed);
+            self.plan_into(item, props, &terms, want, own, &mut landed);
             landed.iter().map(|l| l.amount).sum::<u32>()
         } else {
-            let held = self.holdings.get(item).map_or(0, |s| s.amount);
+            let held = self.held_kind(&id, props);
             self.budget_cap(&terms, amount).min(u32::MAX - held)
         };
         let rest = amount - placed;
@@ -53,7 +76,7 @@ impl Contents {
         if rest > 0 {
             match (self.rules.partial, self.rules.leftover) {
                 (PartialAcceptance::AllOrNothing, _) if limited => {
-                    return Delivered::refused(id, amount, Reason::DoesNotFit);
+                    return Delivered::refused(id, props.clone(), amount, Reason::DoesNotFit);
                 }
                 (_, Some(to)) => leftover = Some(Leftover { amount: rest, to }),
                 (_, None) if limited => {
@@ -77,14 +100,15 @@ impl Contents {
             }
         }
         if self.rules.has_slots() {
-            self.add_landings(&id, at, &landed, terms.size);
+            self.add_landings(&id, props, at, &landed, terms.size);
         } else if placed > 0 {
-            self.add_holding(&id, placed, terms.size);
+            self.add_holding(&id, props, placed, terms.size);
         }
         // built once, in place: copying a finished outcome cost a fifth of
         // a delivery in the profile
         Delivered {
             item: id,
+            props: props.clone(),
             offered: amount,
             accepted: placed,
             landed,
@@ -98,13 +122,14 @@ impl Contents {
     pub(crate) fn add_landings(
         &mut self,
         item: &super::ItemType,
+        props: &Props,
         at: Option<u32>,
         landed: &[Landing],
         size: crate::decimal::Decimal,
     ) {
         let mut at = at;
         for l in landed {
-            if self.add_to_slot(l.slot, item, l.amount, size) {
+            if self.add_to_slot(l.slot, item, props, l.amount, size) {
                 // a stack began: the type's slot list gets it (the type is
                 // numbered at its first stack)
                 let n = match at {
@@ -129,19 +154,28 @@ impl Contents {
         }
     }
 
+    /// How many of one kind the slotless holdings have.
+    pub(crate) fn held_kind(&self, id: &super::ItemType, props: &Props) -> u32 {
+        self.holdings
+            .get(&Kind::new(id.clone(), props.clone()))
+            .map_or(0, |s| s.amount)
+    }
+
     pub(crate) fn add_holding(
         &mut self,
         id: &super::ItemType,
+        props: &Props,
         amount: u32,
         size: crate::decimal::Decimal,
     ) {
         let counter = self.next_counter();
         let entry = self
             .holdings
-            .entry(id.clone())
+            .entry(Kind::new(id.clone(), props.clone()))
             .or_insert_with(|| super::Stack {
                 item: id.clone(),
                 amount: 0,
+                props: props.clone(),
                 began: counter,
                 last_received: counter,
             });
@@ -153,10 +187,11 @@ impl Contents {
     /// Where up to `want` items of `item` land, by the fill order, without
     /// changing anything: into `plan` (empty), so a delivery or a transfer
     /// plans into its outcome's own list, not a copy. `own` is the type's
-    /// slots, ascending.
+    /// slots, ascending; only those holding `props` are topped up.
     pub(crate) fn plan_into(
         &self,
         item: &str,
+        props: &Props,
         terms: &TypeTerms,
         want: u32,
         own: Slots<'_>,
@@ -176,13 +211,16 @@ impl Contents {
         let room = |slot: u32| -> u32 {
             match self.stack(slot) {
                 None if self.accepts(slot, item, terms) => limit,
-                Some(s) if s.item.as_str() == item => limit.saturating_sub(s.amount),
+                Some(s) if s.item.as_str() == item && s.props == *props => {
+                    limit.saturating_sub(s.amount)
+                }
                 _ => 0,
             }
         };
-        // a slot in `own` holds this type: only its amount matters
+        // a slot in `own` holds this type: only its kind and amount matter
         let own_room = |slot: u32| -> u32 {
             self.stack(slot)
+                .filter(|s| s.props == *props)
                 .map_or(0, |s| limit.saturating_sub(s.amount))
         };
         if want == 0 {

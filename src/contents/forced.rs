@@ -110,6 +110,7 @@ impl Contents {
                     self.occ.clear(s);
                     portions.push(Portion {
                         item: stack.item,
+                        props: stack.props,
                         amount: stack.amount,
                         slot: Some(s),
                         to: row.when_forced_out,
@@ -277,7 +278,10 @@ impl Contents {
                 self.size_used = self.size_used.plus(layout.size(i).times(p.stack.amount));
                 let entry = self
                     .holdings
-                    .entry(p.stack.item.clone())
+                    .entry(crate::props::Kind::new(
+                        p.stack.item.clone(),
+                        p.stack.props.clone(),
+                    ))
                     .or_insert_with(|| Stack {
                         amount: 0,
                         ..p.stack.clone()
@@ -590,18 +594,20 @@ impl Layout {
         (from..self.available).find(|&s| !taken.has(s) && accepts_under(rules, sr, s, item, t))
     }
 
-    /// A slotless holding is one amount per type: refuse rather than
-    /// saturate when a type's kept pieces would pass `u32::MAX` (the first
-    /// such type by id holds it).
+    /// A slotless holding is one amount per kind: refuse rather than
+    /// saturate when a kind's kept pieces would pass `u32::MAX` (the first
+    /// such kind holds it).
     fn holdings_fit(&self, leaving: &Leaving) -> Result<(), Shortfall> {
-        let mut sums: std::collections::BTreeMap<&ItemType, u64> = Default::default();
+        let mut sums: std::collections::BTreeMap<(&ItemType, &crate::props::Props), u64> =
+            Default::default();
         for (i, p) in self.pieces.iter().enumerate() {
             if !leaving.gone[i] {
-                *sums.entry(&p.stack.item).or_default() += u64::from(p.stack.amount);
+                *sums.entry((&p.stack.item, &p.stack.props)).or_default() +=
+                    u64::from(p.stack.amount);
             }
         }
         match sums.into_iter().find(|(_, n)| *n > u64::from(u32::MAX)) {
-            Some((item, _)) => Err(Shortfall {
+            Some(((item, _), _)) => Err(Shortfall {
                 slots: 0,
                 size: Decimal::ZERO,
                 held_by: vec![item.clone()],
@@ -619,6 +625,7 @@ impl Layout {
                 let p = &self.pieces[i];
                 self.leaves(i).map(|(_, to)| Portion {
                     item: p.stack.item.clone(),
+                    props: p.stack.props.clone(),
                     amount: k,
                     slot: p.old_slot,
                     to,
@@ -814,6 +821,7 @@ mod tests {
             let stack = Stack {
                 item: ItemType::from(item),
                 amount,
+                props: Default::default(),
                 began: s as u64,
                 last_received: s as u64,
             };
@@ -1091,6 +1099,7 @@ mod tests {
             stack: Stack {
                 item: ItemType::from("apple"),
                 amount,
+                props: Default::default(),
                 began: 0,
                 last_received: 0,
             },
@@ -1132,6 +1141,7 @@ mod tests {
         let f = c.apply(Cause::Shrink, t, l, out, placed);
         let portion = Portion {
             item: ItemType::from("apple"),
+            props: Default::default(),
             amount: 3,
             slot: Some(2),
             to: WhenForcedOut::DroppedNearby,

@@ -41,6 +41,8 @@ mod outcome;
 mod rearrange;
 mod restore;
 pub use restore::{LoadRefused, Loaded};
+mod set_props;
+pub use set_props::{PropsAt, PropsSet};
 mod take;
 mod transfer;
 pub use transfer::{Swapped, TransferRequest, Transferred};
@@ -57,17 +59,22 @@ pub use outcome::{
 
 use crate::decimal::Decimal;
 pub use crate::item::ItemType;
+pub use crate::props::{Kind, Props};
 use crate::limits::MAX_SLOTS;
 use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
 
-/// One slot's contents: one type, an amount of at least one, and the draw
-/// order bookkeeping.
+/// One slot's contents: one kind (a type and its properties), an amount
+/// of at least one, and the draw order bookkeeping.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stack {
     /// The type.
     pub item: ItemType,
     /// How many (at least one).
     pub amount: u32,
+    /// The properties every item of the stack carries (empty for plain
+    /// items; a save written before properties reads as empty).
+    #[serde(default)]
+    pub props: Props,
     /// The container counter when this stack began.
     pub began: u64,
     /// The container counter when this stack last received items.
@@ -150,7 +157,7 @@ pub struct Contents {
     limits: Limits,
     slot_rules: Option<Arc<SlotRules>>,
     slots: Vec<Option<Stack>>,
-    holdings: BTreeMap<ItemType, Stack>,
+    holdings: BTreeMap<Kind, Stack>,
     by_type: index::TypeIndex,
     occ: occupancy::Occupancy,
     size_used: Decimal,
@@ -232,9 +239,18 @@ impl Contents {
             .map(Option::as_ref)
     }
 
-    /// Slotless holdings, by type (empty for containers with slots).
-    pub fn holdings(&self) -> impl Iterator<Item = (&ItemType, u32)> {
+    /// Slotless holdings, by kind in kind order (empty for containers with
+    /// slots).
+    pub fn holdings(&self) -> impl Iterator<Item = (&Kind, u32)> {
         self.holdings.iter().map(|(k, s)| (k, s.amount))
+    }
+
+    /// The slotless holdings of `item`'s kinds, in kind order.
+    pub(crate) fn holdings_of<'a>(&'a self, item: &'a str) -> impl Iterator<Item = (&'a Kind, &'a Stack)> + 'a {
+        let start = Kind::plain(self.item_type(item));
+        self.holdings
+            .range(start..)
+            .take_while(move |(k, _)| k.item.as_str() == item)
     }
 
     /// Total size held.
@@ -242,10 +258,11 @@ impl Contents {
         self.size_used
     }
 
-    /// How many of `item` the container holds in all.
+    /// How many of `item` the container holds in all, whatever their
+    /// properties.
     pub fn count(&self, item: &str) -> u64 {
         if !self.rules.has_slots() {
-            return self.holdings.get(item).map_or(0, |s| u64::from(s.amount));
+            return self.holdings_of(item).map(|(_, s)| u64::from(s.amount)).sum();
         }
         self.by_type
             .slots(item)
@@ -254,11 +271,57 @@ impl Contents {
             .sum()
     }
 
-    /// Every type held and its total, sorted by type.
+    /// How many items of one kind (`item` with exactly `props`) it holds.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// use bevy_container::props::Props;
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// let worn = Props::new([("durability", 12)]).unwrap();
+    /// backpack.deliver("axe", 1);
+    /// backpack.deliver_kind("axe", &worn, 1);
+    /// assert_eq!(backpack.count("axe"), 2);
+    /// assert_eq!(backpack.count_kind("axe", &worn), 1);
+    /// assert_eq!(backpack.count_kind("axe", &Props::EMPTY), 1);
+    /// ```
+    pub fn count_kind(&self, item: &str, props: &Props) -> u64 {
+        if !self.rules.has_slots() {
+            return self
+                .holdings_of(item)
+                .filter(|(k, _)| k.props == *props)
+                .map(|(_, s)| u64::from(s.amount))
+                .sum();
+        }
+        self.by_type
+            .slots(item)
+            .filter_map(|s| self.stack(s))
+            .filter(|s| s.props == *props)
+            .map(|s| u64::from(s.amount))
+            .sum()
+    }
+
+    /// Every type held and its total (all kinds together), sorted by type.
     pub fn totals(&self) -> BTreeMap<ItemType, u64> {
         let mut out = BTreeMap::new();
         for s in self.slots.iter().flatten() {
             *out.entry(s.item.clone()).or_insert(0) += u64::from(s.amount);
+        }
+        for (k, s) in &self.holdings {
+            *out.entry(k.item.clone()).or_insert(0) += u64::from(s.amount);
+        }
+        out
+    }
+
+    /// Every kind held and its total, sorted by kind (type, then kind
+    /// order).
+    pub fn kind_totals(&self) -> BTreeMap<Kind, u64> {
+        let mut out = BTreeMap::new();
+        for s in self.slots.iter().flatten() {
+            *out.entry(Kind::new(s.item.clone(), s.props.clone()))
+                .or_insert(0) += u64::from(s.amount);
         }
         for (k, s) in &self.holdings {
             *out.entry(k.clone()).or_insert(0) += u64::from(s.amount);
@@ -347,11 +410,18 @@ impl Contents {
         self.counter
     }
 
-    /// Adds `amount` of `item` to `slot` (empty or the same type) without
-    /// touching the per-type index; returns whether a stack began there
-    /// (the caller indexes new stacks).
+    /// Adds `amount` of `item` with `props` to `slot` (empty or the same
+    /// kind) without touching the per-type index; returns whether a stack
+    /// began there (the caller indexes new stacks).
     #[inline]
-    fn add_to_slot(&mut self, slot: u32, item: &ItemType, amount: u32, size: Decimal) -> bool {
+    fn add_to_slot(
+        &mut self,
+        slot: u32,
+        item: &ItemType,
+        props: &Props,
+        amount: u32,
+        size: Decimal,
+    ) -> bool {
         let counter = self.next_counter();
         let s = slot as usize;
         if s >= self.slots.len() {
@@ -368,6 +438,7 @@ impl Contents {
                 *empty = Some(Stack {
                     item: item.clone(),
                     amount,
+                    props: props.clone(),
                     began: counter,
                     last_received: counter,
                 });
@@ -453,8 +524,13 @@ impl Contents {
         if let Some((_, k)) = self.by_type.find(item) {
             return k.clone();
         }
-        if let Some((k, _)) = self.holdings.get_key_value(item) {
-            return k.clone();
+        if let Some((k, _)) = self
+            .holdings
+            .range(Kind::plain(ItemType::from(item))..)
+            .next()
+            .filter(|(k, _)| k.item.as_str() == item)
+        {
+            return k.item.clone();
         }
         if let Some(k) = self.rules.interned(item) {
             return k.clone();

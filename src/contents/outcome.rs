@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ItemType, Landings};
+use super::{ItemType, Landings, Props};
 use crate::decimal::Decimal;
 use crate::rules::{LeftoverDestination, WhenForcedOut};
 
@@ -56,6 +56,9 @@ pub enum Reason {
     NoSlots,
     /// The container's adoption is not loaded yet.
     NotReady,
+    /// A change of properties to part of a stack, and not every changed
+    /// item has room as the new kind.
+    NoRoom,
 }
 
 impl Reason {
@@ -84,6 +87,7 @@ impl Reason {
             Reason::Occupied => "occupied",
             Reason::NoSlots => "no-slots",
             Reason::NotReady => "not-ready",
+            Reason::NoRoom => "no-room",
         }
     }
 }
@@ -126,6 +130,10 @@ pub struct Landing {
 pub struct Delivered {
     /// The type offered.
     pub item: ItemType,
+    /// The properties of the items offered (their kind is `item` with
+    /// these); a leftover or refusal is of that kind.
+    #[serde(default)]
+    pub props: Props,
     /// How many were offered.
     pub offered: u32,
     /// How many entered the container.
@@ -145,9 +153,10 @@ impl Delivered {
         self.refused.is_some() || self.leftover.is_some()
     }
 
-    pub(crate) fn nothing(item: ItemType, offered: u32) -> Delivered {
+    pub(crate) fn nothing(item: ItemType, props: Props, offered: u32) -> Delivered {
         Delivered {
             item,
+            props,
             offered,
             accepted: 0,
             landed: Landings::default(),
@@ -156,14 +165,19 @@ impl Delivered {
         }
     }
 
-    pub(crate) fn refused(item: ItemType, offered: u32, reason: Reason) -> Delivered {
+    pub(crate) fn refused(item: ItemType, props: Props, offered: u32, reason: Reason) -> Delivered {
         Delivered {
             refused: Some(Refused {
                 amount: offered,
                 reason,
             }),
-            ..Delivered::nothing(item, offered)
+            ..Delivered::nothing(item, props, offered)
         }
+    }
+
+    /// The kind offered.
+    pub fn kind(&self) -> crate::props::Kind {
+        crate::props::Kind::new(self.item.clone(), self.props.clone())
     }
 
     /// Items that stay with the sender: refused intact, plus a leftover
@@ -183,6 +197,10 @@ impl Delivered {
 pub struct Taken {
     /// The type asked for.
     pub item: ItemType,
+    /// The kind asked for: `None` for any kind of the type, else only
+    /// stacks with exactly these properties.
+    #[serde(default)]
+    pub props: Option<Props>,
     /// How many were asked for.
     pub asked: u32,
     /// How many were taken (now the caller's).
@@ -193,19 +211,73 @@ pub struct Taken {
     pub from: Landings,
     /// Why nothing was taken, when the take was refused.
     pub refused: Option<Reason>,
+    /// The properties of each portion, when any portion had some (see
+    /// [`Taken::kinds`]): empty for a take of plain items from slots, so
+    /// plain takes do not allocate.
+    #[serde(default)]
+    pub(crate) portions: Vec<(Props, u32)>,
 }
 
 impl Taken {
     /// Nothing taken yet of `asked` items of `item`: all of them short.
-    pub(crate) fn nothing(item: ItemType, asked: u32) -> Taken {
+    pub(crate) fn nothing(item: ItemType, props: Option<Props>, asked: u32) -> Taken {
         Taken {
             item,
+            props,
             asked,
             taken: 0,
             shortfall: asked,
             from: Landings::default(),
             refused: None,
+            portions: Vec::new(),
         }
+    }
+
+    /// Notes a portion of `amount` items with `props` that left: after its
+    /// slot was pushed onto `from` (`slotless`: no slot, every portion is
+    /// listed).
+    pub(crate) fn note_kind(&mut self, props: &Props, amount: u32, slotless: bool) {
+        if !slotless && self.portions.is_empty() {
+            if props.is_empty() {
+                return;
+            }
+            // the plain portions before this one
+            let before = self.from.len().saturating_sub(1);
+            for l in &self.from.as_slice()[..before] {
+                self.portions.push((Props::EMPTY, l.amount));
+            }
+        }
+        self.portions.push((props.clone(), amount));
+    }
+
+    /// What left, portion by portion in the order taken (a slot at a time;
+    /// slotless, a kind at a time): each portion's properties and amount.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// use bevy_container::props::Props;
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// let ripe = Props::new([("ripe", true)]).unwrap();
+    /// backpack.deliver("berries", 2);
+    /// backpack.deliver_kind("berries", &ripe, 3);
+    /// let t = backpack.take("berries", 4); // any kind, first in order
+    /// assert_eq!(t.kinds(), vec![(Props::EMPTY, 2), (ripe, 2)]);
+    /// ```
+    pub fn kinds(&self) -> Vec<(Props, u32)> {
+        if !self.portions.is_empty() {
+            return self.portions.clone();
+        }
+        if self.from.is_empty() {
+            return if self.taken > 0 {
+                vec![(Props::EMPTY, self.taken)]
+            } else {
+                Vec::new()
+            };
+        }
+        self.from.iter().map(|l| (Props::EMPTY, l.amount)).collect()
     }
 }
 
@@ -228,6 +300,9 @@ pub enum Cause {
 pub struct Portion {
     /// The type.
     pub item: ItemType,
+    /// The properties its items carry (one kind per portion).
+    #[serde(default)]
+    pub props: Props,
     /// How many.
     pub amount: u32,
     /// The slot it left from (`None` when slotless).

@@ -2,12 +2,13 @@
 
 use std::collections::BTreeMap;
 
-use super::{Contents, ItemType, Rearranged, Reason, Stack, entry_reason};
+use super::{Contents, ItemType, Kind, Rearranged, Reason, Stack, entry_reason};
 
 impl Contents {
-    /// Sorts: each type's contents are merged and re-delivered, type by type,
-    /// into the emptied container by its fill order. The order is `order`,
-    /// then the rows' order for the rest, then by id. Refused, changing
+    /// Sorts: each kind's contents are merged and re-delivered, kind by
+    /// kind, into the emptied container by its fill order. Types go in
+    /// `order`, then the rows' order for the rest, then by id; a type's
+    /// kinds in kind order (plain first). Refused, changing
     /// nothing, when the re-delivery would not fit. A slotless container's
     /// sort changes nothing.
     pub fn sort(&mut self, order: &[&str]) -> Rearranged {
@@ -34,6 +35,7 @@ impl Contents {
         for t in totals.keys() {
             push(t, &mut sequence);
         }
+        let kinds: BTreeMap<Kind, u64> = self.kind_totals();
         let mut sorted = self.clone();
         let len = sorted.slots.len();
         for s in sorted.occ.occupied().collect::<Vec<_>>() {
@@ -50,16 +52,19 @@ impl Contents {
         );
         sorted.size_used = crate::decimal::Decimal::ZERO;
         for t in &sequence {
-            let mut left = totals.get(t).copied().unwrap_or(0);
-            while left > 0 {
-                let chunk = u32::try_from(left).unwrap_or(u32::MAX);
-                let d = sorted.deliver(t.as_str(), chunk);
-                if d.accepted != chunk {
-                    return Rearranged {
-                        refused: Some(d.refused.map_or(Reason::DoesNotFit, |r| r.reason)),
-                    };
+            let start = Kind::plain(t.clone());
+            for (kind, &total) in kinds.range(start..).take_while(|(k, _)| k.item == *t) {
+                let mut left = total;
+                while left > 0 {
+                    let chunk = u32::try_from(left).unwrap_or(u32::MAX);
+                    let d = sorted.deliver_kind(t.as_str(), &kind.props, chunk);
+                    if d.accepted != chunk {
+                        return Rearranged {
+                            refused: Some(d.refused.map_or(Reason::DoesNotFit, |r| r.reason)),
+                        };
+                    }
+                    left -= u64::from(chunk);
                 }
-                left -= u64::from(chunk);
             }
         }
         *self = sorted;
@@ -67,10 +72,11 @@ impl Contents {
     }
 
     /// Moves `amount` (all when `None`) from one slot to another: into an
-    /// empty slot, onto a stack of the same type (as much as it has room
+    /// empty slot, onto a stack of the same kind (as much as it has room
     /// for; the rest stays in the source slot, and a full stack refuses with
     /// [`Reason::StackFull`]), or, for a whole stack, swapping with another
-    /// type's stack. Each slot's entry rule is respected; anything else is
+    /// kind's stack (a stack of the same type with other properties counts
+    /// as another type). Each slot's entry rule is respected; anything else is
     /// refused with the reason.
     ///
     /// ```
@@ -101,7 +107,7 @@ impl Contents {
         amount: Option<u32>,
     ) -> Result<u32, Reason> {
         if !self.rules.has_slots() {
-            return Err(Reason::Slotless);
+            return Err(Reason::NoSlots);
         }
         let limit_len = if self.rules.has_slot_limit() {
             self.slots.len() as u32
@@ -139,7 +145,7 @@ impl Contents {
                     self.put_stack(to, Stack { amount: n, ..src });
                 }
             }
-            Some(dst) if dst.item == src.item => {
+            Some(dst) if dst.item == src.item && dst.props == src.props => {
                 // merge what fits; the rest stays in the source slot
                 let n = n.min(src_terms.limit.saturating_sub(dst.amount));
                 if n == 0 {

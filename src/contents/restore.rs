@@ -49,6 +49,7 @@ fn saved(s: &Stack) -> SavedStack {
         amount: s.amount,
         began: s.began,
         last_received: s.last_received,
+        props: s.props.clone(),
     }
 }
 
@@ -62,6 +63,7 @@ fn same(s: Option<&Stack>, saved: Option<&SavedStack>) -> bool {
                 && s.began == v.began
                 && s.last_received == v.last_received
                 && s.item.as_str() == v.item
+                && s.props == v.props
         }
         _ => false,
     }
@@ -104,7 +106,7 @@ impl Contents {
         same(self.slots.get(i).and_then(Option::as_ref), was)
     }
 
-    /// Whether the holdings are `was` (as saved, sorted by type).
+    /// Whether the holdings are `was` (as saved, in kind order).
     pub(crate) fn holdings_are(&self, was: &[SavedStack]) -> bool {
         self.holdings.len() == was.len()
             && self
@@ -219,6 +221,7 @@ impl Contents {
         let stack = Stack {
             item,
             amount: s.amount,
+            props: s.props.clone(),
             began: s.began,
             last_received: s.last_received,
         };
@@ -226,7 +229,8 @@ impl Contents {
         match slot {
             Some(slot) => self.put_stack(slot, stack),
             None => {
-                self.holdings.insert(stack.item.clone(), stack);
+                let kind = super::Kind::new(stack.item.clone(), stack.props.clone());
+                self.holdings.insert(kind, stack);
             }
         }
         self.size_used = self.size_used.plus(size.times(s.amount));

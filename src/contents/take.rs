@@ -1,6 +1,6 @@
 //! Take: the game or the player asks for items (spec section 5).
 
-use super::{Contents, ItemType, Landing, Reason, Taken};
+use super::{Contents, ItemType, Kind, Landing, Props, Reason, Taken};
 use crate::item::same_text;
 use crate::rules::DrawOrder;
 
@@ -19,13 +19,45 @@ impl Contents {
 
     /// [`Contents::take`] or [`Contents::take_from`], by whether a slot is given.
     pub fn take_inner(&mut self, item: &str, amount: u32, slot: Option<u32>) -> Taken {
+        self.take_kind(item, None, amount, slot)
+    }
+
+    /// Takes up to `amount` of `item`: with `props`, only items of that
+    /// kind (`Some(&Props::EMPTY)` is the plain kind only); without, every
+    /// kind of the type in the draw order. With a slot, that slot's stack
+    /// when it matches, else nothing.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// use bevy_container::props::Props;
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// let strong = Props::new([("quality", 3)]).unwrap();
+    /// backpack.deliver("berries", 4);
+    /// backpack.deliver_kind("berries", &strong, 4);
+    /// let t = backpack.take_kind("berries", Some(&strong), 6, None);
+    /// assert_eq!((t.taken, t.shortfall), (4, 2));
+    /// assert_eq!(backpack.count("berries"), 4);
+    /// ```
+    pub fn take_kind(
+        &mut self,
+        item: &str,
+        props: Option<&Props>,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Taken {
         // the player's click on a stack of that type: no lookup by name
         if let Some(s) = slot
             && let Some(stack) = self.stack(s)
             && same_text(stack.item.as_str(), item)
+            && props.is_none_or(|p| *p == stack.props)
         {
             let id = stack.item.clone();
-            return self.take_stack(id, s, amount);
+            let mut out = self.take_stack(id, s, amount);
+            out.props = props.cloned();
+            return out;
         }
         // one lookup for the shared id and the stacks to draw from, copied
         // into the reused scratch list
@@ -35,12 +67,21 @@ impl Contents {
             Some((at, k)) => {
                 if slot.is_none() {
                     order.extend(self.by_type.list(at));
+                    if let Some(p) = props {
+                        let slots = &self.slots;
+                        order.retain(|&s| {
+                            slots
+                                .get(s as usize)
+                                .and_then(Option::as_ref)
+                                .is_some_and(|st| st.props == *p)
+                        });
+                    }
                 }
                 (k.clone(), Some(at))
             }
             None => (self.item_type(item), None),
         };
-        self.draw(id, at, amount, slot, order)
+        self.draw(id, props, at, amount, slot, order)
     }
 
     /// Takes up to `amount` from `slot`, of whatever type it holds: the
@@ -67,12 +108,17 @@ impl Contents {
     /// one: what [`Contents::draw`] does for a named slot, without its
     /// general case (no draw order, no refusal, one slot).
     fn take_stack(&mut self, id: ItemType, slot: u32, amount: u32) -> Taken {
-        let mut out = Taken::nothing(id, amount);
+        let mut out = Taken::nothing(id, None, amount);
         if amount == 0 {
             return out;
         }
+        let props = match self.stack(slot) {
+            Some(st) if !st.props.is_empty() => st.props.clone(),
+            _ => Props::EMPTY,
+        };
         let n = self.take_from_stack(&out.item, slot, amount);
         out.from.push(Landing { slot, amount: n });
+        out.note_kind(&props, n, false);
         out.taken = n;
         out.shortfall = amount - n;
         out
@@ -108,12 +154,13 @@ impl Contents {
     fn draw(
         &mut self,
         id: ItemType,
+        props: Option<&Props>,
         at: Option<u32>,
         amount: u32,
         slot: Option<u32>,
         mut order: Vec<u32>,
     ) -> Taken {
-        let mut out = Taken::nothing(id, amount);
+        let mut out = Taken::nothing(id, props.cloned(), amount);
         let item = out.item.as_str();
         if amount == 0 {
             self.scratch = order;
@@ -127,20 +174,34 @@ impl Contents {
         if !self.rules.has_slots() {
             self.scratch = order;
             if slot.is_some() {
-                out.refused = Some(Reason::Slotless);
+                out.refused = Some(Reason::NoSlots);
                 return out;
             }
-            let Some(h) = self.holdings.get_mut(item) else {
-                return out;
+            // the type's kinds in kind order, or the one kind asked for
+            let kinds: Vec<Kind> = match props {
+                Some(p) => vec![Kind::new(out.item.clone(), p.clone())],
+                None => self.holdings_of(item).map(|(k, _)| k.clone()).collect(),
             };
-            let n = amount.min(h.amount);
-            h.amount -= n;
-            if h.amount == 0 {
-                self.holdings.remove(item);
+            let mut left = amount;
+            for kind in kinds {
+                if left == 0 {
+                    break;
+                }
+                let Some(h) = self.holdings.get_mut(&kind) else {
+                    continue;
+                };
+                let n = left.min(h.amount);
+                h.amount -= n;
+                if h.amount == 0 {
+                    self.holdings.remove(&kind);
+                }
+                left -= n;
+                out.note_kind(&kind.props, n, true);
             }
+            let n = amount - left;
             self.size_used = self.size_used.minus(size.times(n));
             out.taken = n;
-            out.shortfall = amount - n;
+            out.shortfall = left;
             return out;
         }
         match slot {
@@ -151,7 +212,10 @@ impl Contents {
             }
             Some(s) => {
                 // ids compare by pointer when interned
-                if self.stack(s).is_some_and(|st| st.item == out.item) {
+                if self
+                    .stack(s)
+                    .is_some_and(|st| st.item == out.item && props.is_none_or(|p| *p == st.props))
+                {
                     order.push(s);
                 }
             }
@@ -168,9 +232,14 @@ impl Contents {
             if left == 0 {
                 break;
             }
+            let kind = match self.stack(s) {
+                Some(st) if !st.props.is_empty() => st.props.clone(),
+                _ => Props::EMPTY,
+            };
             let (n, emptied) = self.remove_from_slot(s, left, size);
             if n > 0 {
                 out.from.push(Landing { slot: s, amount: n });
+                out.note_kind(&kind, n, false);
                 left -= n;
             }
             any_emptied |= emptied;

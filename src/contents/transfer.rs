@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Contents, ItemType, Landing, Landings, Reason, Stack, TypeTerms};
+use super::{Contents, ItemType, Landing, Landings, Props, Reason, Stack, TypeTerms};
 use crate::decimal::Decimal;
 use crate::rules::{DrawOrder, PartialAcceptance};
 
@@ -28,6 +28,12 @@ use crate::rules::{DrawOrder, PartialAcceptance};
 pub struct TransferRequest {
     /// The type to move; with `from_slot`, it must be that slot's type.
     pub item: Option<ItemType>,
+    /// The kind to move: with `from_slot`, they must be that stack's
+    /// properties (else [`Reason::WrongType`]); without, only stacks with
+    /// exactly these. `None`: the source slot's kind, or the kind of the
+    /// type's first stack in the source's draw order.
+    #[serde(default)]
+    pub props: Option<Props>,
     /// The source slot (the player's choice); without it, the type's stacks
     /// are used in the source's draw order.
     pub from_slot: Option<u32>,
@@ -42,6 +48,7 @@ impl TransferRequest {
     pub fn from_slot(slot: u32, amount: u32) -> TransferRequest {
         TransferRequest {
             item: None,
+            props: None,
             from_slot: Some(slot),
             to_slot: None,
             amount,
@@ -52,6 +59,7 @@ impl TransferRequest {
     pub fn item(item: impl Into<ItemType>, amount: u32) -> TransferRequest {
         TransferRequest {
             item: Some(item.into()),
+            props: None,
             from_slot: None,
             to_slot: None,
             amount,
@@ -69,6 +77,21 @@ impl TransferRequest {
         self.item = Some(item.into());
         self
     }
+
+    /// Moves only items with exactly these properties (checked against
+    /// the source slot when one is named).
+    ///
+    /// ```
+    /// use bevy_container::contents::TransferRequest;
+    /// use bevy_container::props::Props;
+    /// let sharp = Props::new([("edge", "keen")]).unwrap();
+    /// let req = TransferRequest::item("axe", 1).with_props(sharp.clone());
+    /// assert_eq!(req.props, Some(sharp));
+    /// ```
+    pub fn with_props(mut self, props: Props) -> TransferRequest {
+        self.props = Some(props);
+        self
+    }
 }
 
 /// The stack a swap sent from the target slot back to the source slot.
@@ -76,6 +99,9 @@ impl TransferRequest {
 pub struct Swapped {
     /// Its type.
     pub item: ItemType,
+    /// Its properties.
+    #[serde(default)]
+    pub props: Props,
     /// How many.
     pub amount: u32,
 }
@@ -87,6 +113,9 @@ pub struct Transferred {
     /// The type moved (`None` when the source slot was empty and no type
     /// was named).
     pub item: Option<ItemType>,
+    /// The properties of what moved: a transfer moves one kind.
+    #[serde(default)]
+    pub props: Props,
     /// How many were asked for.
     pub asked: u32,
     /// How many moved.
@@ -108,6 +137,7 @@ impl Transferred {
     fn nothing(item: Option<ItemType>, asked: u32) -> Transferred {
         Transferred {
             item,
+            props: Props::EMPTY,
             asked,
             moved: 0,
             shortfall: 0,
@@ -146,6 +176,7 @@ impl std::fmt::Display for Transferred {
 /// in order, with how many are available.
 struct Source {
     item: ItemType,
+    props: Props,
     available: u32,
     /// The stack in the named source slot (for a swap).
     whole: Option<u32>,
@@ -178,6 +209,18 @@ impl Contents {
     /// assert_eq!(backpack.would_accept("axe", 1, Some(0)), Err(Reason::Occupied));
     /// ```
     pub fn would_accept(&self, item: &str, amount: u32, slot: Option<u32>) -> Result<u32, Reason> {
+        self.would_accept_kind(item, &Props::EMPTY, amount, slot)
+    }
+
+    /// [`Contents::would_accept`] for items of one kind (`item` with
+    /// `props`): only stacks of that kind take more.
+    pub fn would_accept_kind(
+        &self,
+        item: &str,
+        props: &Props,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Result<u32, Reason> {
         if amount == 0 {
             return Ok(0);
         }
@@ -187,7 +230,7 @@ impl Contents {
         let (at, row) = self.find_type(item);
         let terms = self.terms_with(item, row)?;
         let mut plan = Landings::default();
-        match self.admit(item, at, &terms, amount, slot, &mut plan)? {
+        match self.admit(item, props, at, &terms, amount, slot, &mut plan)? {
             Admit::Other(_) => Err(Reason::Occupied),
             Admit::Fits(n) if n < amount && self.all_or_nothing() => Err(Reason::DoesNotFit),
             Admit::Fits(n) => Ok(n),
@@ -228,7 +271,11 @@ impl Contents {
             Err(r) => return Transferred::refused(self.named_item(req), amount, r),
         };
         let item = src.item.clone();
-        let refuse = |r| Transferred::refused(Some(item.clone()), amount, r);
+        let props = src.props.clone();
+        let refuse = |r| Transferred {
+            props: props.clone(),
+            ..Transferred::refused(Some(item.clone()), amount, r)
+        };
         if req.to_slot.is_some() && !target.rules.has_slots() {
             return refuse(Reason::NoSlots);
         }
@@ -242,6 +289,7 @@ impl Contents {
         let mut landed = Landings::default();
         let moved = match target.admit(
             item.as_str(),
+            &props,
             at,
             &terms,
             src.available,
@@ -253,7 +301,7 @@ impl Contents {
                 return match (req.from_slot, req.to_slot, src.whole) {
                     (Some(from), Some(to), Some(whole)) if amount >= whole => self
                         .swap(target, &terms, from, to, theirs)
-                        .map_or_else(refuse, |mut t| {
+                        .map_or_else(&refuse, |mut t| {
                             t.asked = amount;
                             t.shortfall = amount - t.moved;
                             t
@@ -279,11 +327,15 @@ impl Contents {
                 });
                 from
             }
-            _ => self.take_inner(item.as_str(), moved, req.from_slot).from,
+            _ => {
+                self.take_kind(item.as_str(), Some(&props), moved, req.from_slot)
+                    .from
+            }
         };
-        target.land(&item, at, &terms, moved, req.to_slot, &mut landed);
+        target.land(&item, &props, at, &terms, moved, req.to_slot, &mut landed);
         Transferred {
             item: Some(item),
+            props,
             asked: amount,
             moved,
             shortfall: amount - src.available,
@@ -307,24 +359,34 @@ impl Contents {
             Err(r) => return Transferred::refused(self.named_item(req), amount, r),
         };
         let item = src.item.clone();
+        let kind = src.props.clone();
+        let refused = |r| Transferred {
+            props: kind.clone(),
+            ..Transferred::refused(Some(item.clone()), amount, r)
+        };
         if !self.rules.has_slots() {
-            return Transferred::refused(Some(item), amount, Reason::NoSlots);
+            return refused(Reason::NoSlots);
         }
         let Some(to) = req.to_slot else {
-            return Transferred::refused(Some(item), amount, Reason::SameSlot);
+            return refused(Reason::SameSlot);
         };
         // the first stack the source would draw from
         let from = match req.from_slot {
             Some(s) => s,
             None => {
-                let mut order: Vec<u32> = self.by_type.slots(item.as_str()).collect();
+                let mut order: Vec<u32> = self
+                    .by_type
+                    .slots(item.as_str())
+                    .filter(|&s| self.stack(s).is_some_and(|st| st.props == kind))
+                    .collect();
                 self.draw_order(&mut order);
                 match order.first() {
                     Some(&s) => s,
                     None => {
                         return Transferred {
                             shortfall: amount,
-                            ..Transferred::nothing(Some(item), amount)
+                            props: kind.clone(),
+                            ..Transferred::nothing(Some(item.clone()), amount)
                         };
                     }
                 }
@@ -332,20 +394,22 @@ impl Contents {
         };
         let held = self.stack(from).map_or(0, |s| s.amount);
         let before = self.stack(to).cloned();
-        // a swap needs both slots named (11.4)
-        if req.from_slot.is_none() && before.as_ref().is_some_and(|b| b.item != item) {
-            return Transferred::refused(Some(item), amount, Reason::Occupied);
+        // another kind in the target slot; a swap needs both slots named (11.4)
+        let other = |b: &Stack| b.item != item || b.props != kind;
+        if req.from_slot.is_none() && before.as_ref().is_some_and(other) {
+            return refused(Reason::Occupied);
         }
         let moved = match self.try_move(from, to, Some(amount.min(held))) {
             Ok(moved) => moved,
             // a swap that fails any check is refused `occupied` (11.7)
-            Err(_) if before.as_ref().is_some_and(|b| b.item != item) => {
-                return Transferred::refused(Some(item), amount, Reason::Occupied);
+            Err(_) if before.as_ref().is_some_and(other) => {
+                return refused(Reason::Occupied);
             }
-            Err(r) => return Transferred::refused(Some(item), amount, r),
+            Err(r) => return refused(r),
         };
-        let swapped = before.filter(|b| b.item != item).map(|b| Swapped {
+        let swapped = before.filter(other).map(|b| Swapped {
             item: b.item,
+            props: b.props,
             amount: b.amount,
         });
         let one = |slot| {
@@ -358,6 +422,7 @@ impl Contents {
         };
         Transferred {
             item: Some(item),
+            props: kind,
             asked: amount,
             moved,
             // a move draws from one stack only
@@ -393,36 +458,82 @@ impl Contents {
                 return Err(Reason::NoSlots);
             }
             let stack = self.stack(slot).ok_or(Reason::EmptySlot)?;
-            if req.item.as_ref().is_some_and(|t| *t != stack.item) {
+            if req.item.as_ref().is_some_and(|t| *t != stack.item)
+                || req.props.as_ref().is_some_and(|p| *p != stack.props)
+            {
                 return Err(Reason::WrongType);
             }
             return Ok(Source {
                 item: stack.item.clone(),
+                props: stack.props.clone(),
                 available: req.amount.min(stack.amount),
                 whole: Some(stack.amount),
             });
         }
         let item = req.item.as_ref().ok_or(Reason::EmptySlot)?;
-        if self.rules.has_slots()
-            && self.rules.draw == DrawOrder::NotApplicable
-            && self.by_type.slots(item.as_str()).len() > 1
-        {
-            return Err(Reason::AmbiguousDraw);
-        }
-        let held = self.count(item.as_str());
+        let props = match &req.props {
+            Some(p) => {
+                if self.rules.has_slots()
+                    && self.rules.draw == DrawOrder::NotApplicable
+                    && self
+                        .by_type
+                        .slots(item.as_str())
+                        .filter(|&s| self.stack(s).is_some_and(|st| st.props == *p))
+                        .count()
+                        > 1
+                {
+                    return Err(Reason::AmbiguousDraw);
+                }
+                p.clone()
+            }
+            None => self.first_kind(item.as_str())?,
+        };
+        let held = self.count_kind(item.as_str(), &props);
         Ok(Source {
             item: self.item_type(item.as_str()),
+            props,
             available: u32::try_from(held).unwrap_or(u32::MAX).min(req.amount),
             whole: None,
         })
     }
 
+    /// The kind a transfer of `item` without properties moves: that of the
+    /// type's first stack in the draw order (slotless: its first kind in
+    /// kind order); plain when none is held. Under draw order
+    /// `not-applicable` the type's stacks must be one.
+    fn first_kind(&self, item: &str) -> Result<Props, Reason> {
+        if !self.rules.has_slots() {
+            return Ok(self
+                .holdings_of(item)
+                .next()
+                .map(|(k, _)| k.props.clone())
+                .unwrap_or_default());
+        }
+        let slots = self.by_type.slots(item);
+        if self.rules.draw == DrawOrder::NotApplicable && slots.len() > 1 {
+            return Err(Reason::AmbiguousDraw);
+        }
+        // plain items only: the common case needs no draw order
+        if slots.clone().all(|s| self.stack(s).is_none_or(|st| st.props.is_empty())) {
+            return Ok(Props::EMPTY);
+        }
+        let mut order: Vec<u32> = slots.collect();
+        self.draw_order(&mut order);
+        Ok(order
+            .first()
+            .and_then(|&s| self.stack(s))
+            .map(|st| st.props.clone())
+            .unwrap_or_default())
+    }
+
     /// How many of `want` items of `item` (whose terms here are `terms`)
     /// this container admits: into `slot` (step 2 of a transfer, with its
     /// checks in the spec's order), or by the fill order.
+    #[allow(clippy::too_many_arguments)]
     fn admit(
         &self,
         item: &str,
+        props: &Props,
         at: Option<u32>,
         terms: &TypeTerms,
         want: u32,
@@ -431,14 +542,14 @@ impl Contents {
     ) -> Result<Admit, Reason> {
         let Some(slot) = slot else {
             if !self.rules.has_slots() {
-                let held = self.holdings.get(item).map_or(0, |s| s.amount);
+                let held = self.held_kind(&self.item_type(item), props);
                 return Ok(Admit::Fits(
                     self.budget_cap(terms, want).min(u32::MAX - held),
                 ));
             }
             let want = self.budget_cap(terms, want);
             let own = at.map_or(super::index::Slots::NONE, |at| self.by_type.list(at));
-            self.plan_into(item, terms, want, own, plan);
+            self.plan_into(item, props, terms, want, own, plan);
             return Ok(Admit::Fits(plan.iter().map(|l| l.amount).sum()));
         };
         if slot >= self.slots_available() {
@@ -447,7 +558,9 @@ impl Contents {
         let room = match self.stack(slot) {
             None if !self.accepts(slot, item, terms) => return Err(super::entry_reason(terms)),
             None => terms.limit,
-            Some(s) if s.item.as_str() == item => terms.limit.saturating_sub(s.amount),
+            Some(s) if s.item.as_str() == item && s.props == *props => {
+                terms.limit.saturating_sub(s.amount)
+            }
             Some(s) => return Ok(Admit::Other(s.clone())),
         };
         Ok(Admit::Fits(self.budget_cap(terms, want.min(room))))
@@ -456,9 +569,11 @@ impl Contents {
     /// Lands `amount` of `item` (numbered `at` here, when indexed) as
     /// admitted: into `slot`, by the fill order's plan already in `landed`,
     /// or into the holdings. `landed` ends as the slots that received them.
+    #[allow(clippy::too_many_arguments)]
     fn land(
         &mut self,
         item: &ItemType,
+        props: &Props,
         at: Option<u32>,
         terms: &TypeTerms,
         amount: u32,
@@ -469,13 +584,13 @@ impl Contents {
             return;
         }
         if !self.rules.has_slots() {
-            self.add_holding(item, amount, terms.size);
+            self.add_holding(item, props, amount, terms.size);
             return;
         }
         if let Some(slot) = slot {
             landed.push(Landing { slot, amount });
         }
-        self.add_landings(item, at, landed, terms.size);
+        self.add_landings(item, props, at, landed, terms.size);
     }
 
     /// Step 4: the source stack in `from` and the target's stack `theirs`
@@ -521,6 +636,7 @@ impl Contents {
         };
         Ok(Transferred {
             item: Some(ours.item.clone()),
+            props: ours.props.clone(),
             asked: ours.amount,
             moved: ours.amount,
             shortfall: 0,
@@ -528,6 +644,7 @@ impl Contents {
             landed: one(to, ours.amount),
             swapped: Some(Swapped {
                 item: theirs.item,
+                props: theirs.props,
                 amount: theirs.amount,
             }),
             refused: None,
@@ -556,6 +673,7 @@ impl Contents {
             Stack {
                 item,
                 amount: arriving.amount,
+                props: arriving.props.clone(),
                 began: counter,
                 last_received: counter,
             },

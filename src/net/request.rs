@@ -18,6 +18,7 @@ use bevy_replicon::shared::server_entity_map::ServerEntityMap;
 use serde::{Deserialize, Serialize};
 
 use super::access::{ContainerAccess, Permission};
+use crate::props::Props;
 use crate::contents::{Delivered, ItemType, Rearranged, Taken, TransferRequest, Transferred};
 use crate::plugin::{
     Container, ContainerRearranged, ContainerRequest, Containers, ItemsDelivered, ItemsTaken,
@@ -38,6 +39,9 @@ pub enum RemoteRequest {
         container: Entity,
         /// The type.
         item: ItemType,
+        /// Only this kind (`None`: any kind of the type). Properties past
+        /// their limits do not decode: the message is dropped.
+        props: Option<Props>,
         /// How many.
         amount: u32,
         /// The slot the player chose.
@@ -322,6 +326,7 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
         RemoteRequest::Take {
             container,
             item,
+            props,
             amount,
             slot,
         } => {
@@ -329,7 +334,7 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
             if let Err(why) = gate.check(client, *container, Permission::Take) {
                 return refused(why, &role);
             }
-            match ops.take(*container, item.as_str(), *amount, *slot) {
+            match ops.take_kind(*container, item.as_str(), props.as_ref(), *amount, *slot) {
                 Ok(t) => Answer::Taken(t),
                 Err(why) => refused(why, &role),
             }
@@ -408,8 +413,9 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
     }
 }
 
-/// Whether a transfer names both slots and its target slot holds a type
-/// other than its source slot's: the two stacks may swap.
+/// Whether a transfer names both slots and its target slot holds a kind
+/// other than its source slot's (another type, or the same type with other
+/// properties): the two stacks may swap.
 fn may_swap(ops: &Containers, from: Entity, to: Entity, r: &TransferRequest) -> bool {
     let (Some(fs), Some(ts)) = (r.from_slot, r.to_slot) else {
         return false;
@@ -417,7 +423,7 @@ fn may_swap(ops: &Containers, from: Entity, to: Entity, r: &TransferRequest) -> 
     let slot = |e: Entity, i: u32| {
         ops.contents(e)
             .and_then(|c| c.slots().nth(i as usize).flatten())
-            .map(|s| s.item.clone())
+            .map(|s| (s.item.clone(), s.props.clone()))
     };
     match (slot(from, fs), slot(to, ts)) {
         (Some(a), Some(b)) => a != b,
@@ -484,11 +490,13 @@ pub(crate) fn forward_requests(
             ContainerRequest::Take(Take {
                 container,
                 item,
+                props,
                 amount,
                 slot,
             }) => RemoteRequest::Take {
                 container,
                 item,
+                props,
                 amount,
                 slot,
             },
@@ -521,6 +529,12 @@ pub(crate) fn forward_requests(
                 continue;
             }
             ContainerRequest::EmptyForGoneOwner(d) => {
+                out.unanswered(d.container, NotAnswered::ServerOnly(d.container));
+                continue;
+            }
+            // properties are the server's to change (a durability a
+            // client could set is a durability a cheat could set)
+            ContainerRequest::SetProps(d) => {
                 out.unanswered(d.container, NotAnswered::ServerOnly(d.container));
                 continue;
             }

@@ -69,8 +69,11 @@ pub struct ContainerContents {
 #[derive(Reflect, Debug, Clone, Default, PartialEq)]
 pub(crate) struct Mirror {
     /// One entry per slot: `None` for empty, or the type and amount. For a
-    /// slotless container, one entry per type held.
+    /// slotless container, one entry per kind held, in kind order.
     slots: Vec<Option<(String, u32)>>,
+    /// Each entry's properties (empty for plain items and empty slots),
+    /// beside `slots`.
+    props: Vec<crate::props::Props>,
     /// The capacity in force, in words (`12 slots`, `7.5 size`).
     capacity: String,
     /// The size held, where there is a budget.
@@ -83,6 +86,23 @@ impl ContainerContents {
     /// held, sorted by type. Empty until the adoption is loaded.
     pub fn slots(&self) -> &[Option<(String, u32)>] {
         &self.mirror.slots
+    }
+
+    /// The properties of the items in entry `i` of [`Self::slots`] (empty
+    /// for plain items and for an empty or missing entry).
+    pub fn props(&self, i: usize) -> &crate::props::Props {
+        self.mirror
+            .props
+            .get(i)
+            .unwrap_or(const { &crate::props::Props::EMPTY })
+    }
+
+    /// How many items of one kind (`item` with exactly `props`) it holds.
+    pub fn count_kind(&self, item: &str, props: &crate::props::Props) -> u64 {
+        self.state
+            .engine
+            .as_ref()
+            .map_or(0, |e| e.count_kind(item, props))
     }
 
     /// Whether the rules are attached and requests are answered
@@ -145,6 +165,7 @@ impl ContainerContents {
         self.state.engine = None;
         self.state.pending = Some(Box::new(save));
         self.mirror.slots.clear();
+        self.mirror.props.clear();
     }
 
     /// Replaces the engine with `save` loaded under `rules` (the adoption
@@ -182,55 +203,65 @@ impl ContainerContents {
     pub(crate) fn refresh(&mut self) {
         match self.state.engine.as_ref() {
             Some(e) => self.mirror.refresh(e),
-            None => self.mirror.slots.clear(),
+            None => {
+                self.mirror.slots.clear();
+                self.mirror.props.clear();
+            }
         }
     }
 }
 
 impl Mirror {
-    /// Updates the mirror after a delivery or a take of `item`: only the
-    /// slots it touched (or, slotless, only that type's holding), so a big
-    /// container's mirror costs nothing per request. A delivery or a take
-    /// never changes the type of a slot that stays occupied, so an occupied
-    /// entry only needs its amount.
-    pub(crate) fn refresh_slots(
-        &mut self,
-        e: &Contents,
-        item: &str,
-        touched: impl IntoIterator<Item = u32>,
-    ) {
+    /// Updates the mirror after a delivery or a take: only the slots it
+    /// touched, so a big container's mirror costs nothing per request. A
+    /// delivery or a take never changes the kind of a slot that stays
+    /// occupied, so an occupied entry only needs its amount. A slotless
+    /// container's holdings (one entry per kind) are rewritten.
+    pub(crate) fn refresh_slots(&mut self, e: &Contents, touched: impl IntoIterator<Item = u32>) {
         if e.rules().has_budget() {
             self.size_used = e.size_used().to_string();
         }
         if !e.rules().has_slots() {
-            let held = u32::try_from(e.count(item)).unwrap_or(u32::MAX);
-            let at = self
-                .slots
-                .binary_search_by(|entry| entry.as_ref().map_or("", |(k, _)| k.as_str()).cmp(item));
-            match (at, held) {
-                (Ok(i), 0) => {
-                    self.slots.remove(i);
-                }
-                (Ok(i), n) => {
-                    if let Some((_, amount)) = &mut self.slots[i] {
-                        *amount = n;
-                    }
-                }
-                (Err(_), 0) => {}
-                (Err(i), n) => self.slots.insert(i, Some((item.to_string(), n))),
-            }
+            self.refresh_entries(e);
             return;
         }
         let len = e.slot_len();
         self.slots.resize(len, None);
+        self.props.resize(len, crate::props::Props::EMPTY);
         for s in touched {
-            let Some(entry) = self.slots.get_mut(s as usize) else {
+            let (Some(entry), Some(props)) = (
+                self.slots.get_mut(s as usize),
+                self.props.get_mut(s as usize),
+            ) else {
                 continue;
             };
             match (entry.as_mut(), e.stack(s)) {
                 (Some((_, n)), Some(st)) => *n = st.amount,
-                (_, st) => *entry = st.map(|st| (st.item.to_string(), st.amount)),
+                (_, st) => {
+                    *entry = st.map(|st| (st.item.to_string(), st.amount));
+                    *props = st.map(|st| st.props.clone()).unwrap_or_default();
+                }
             }
+        }
+    }
+
+    /// Rewrites the entries (and their properties) from `e`.
+    fn refresh_entries(&mut self, e: &Contents) {
+        if e.rules().has_slots() {
+            self.slots = e
+                .slots()
+                .map(|s| s.map(|s| (s.item.to_string(), s.amount)))
+                .collect();
+            self.props = e
+                .slots()
+                .map(|s| s.map(|s| s.props.clone()).unwrap_or_default())
+                .collect();
+        } else {
+            self.slots = e
+                .holdings()
+                .map(|(k, v)| Some((k.item.to_string(), v)))
+                .collect();
+            self.props = e.holdings().map(|(k, _)| k.props.clone()).collect();
         }
     }
 
@@ -251,15 +282,7 @@ impl Mirror {
         } else {
             String::new()
         };
-        self.slots = if e.rules().has_slots() {
-            e.slots()
-                .map(|s| s.map(|s| (s.item.to_string(), s.amount)))
-                .collect()
-        } else {
-            e.holdings()
-                .map(|(k, v)| Some((k.to_string(), v)))
-                .collect()
-        };
+        self.refresh_entries(e);
     }
 }
 
@@ -330,4 +353,9 @@ pub struct LoosePickup {
     pub item: String,
     /// How many.
     pub amount: u32,
+    /// The items' properties: a pickup holds one kind (a scene saved
+    /// before properties reads as plain).
+    #[reflect(default)]
+    #[cfg_attr(feature = "replicon", serde(default))]
+    pub props: crate::props::Props,
 }

@@ -17,6 +17,7 @@ use crate::contents::{
     Contents, Delivered, ForcedOut, LoadRefused, Rearranged, Taken, TransferRequest, Transferred,
 };
 use crate::decimal::Decimal;
+use crate::props::{Kind as Kind_, Props};
 use crate::rules::Rules;
 use crate::save::{AdoptionId, SavedContents};
 
@@ -73,6 +74,7 @@ pub struct Containers<'w, 's> {
     transferred: MessageWriter<'w, ItemsTransferred>,
     forced: MessageWriter<'w, ItemsForcedOut>,
     rearranged: MessageWriter<'w, ContainerRearranged>,
+    props_changed: MessageWriter<'w, PropsChanged>,
     unanswered: MessageWriter<'w, RequestUnanswered>,
 }
 
@@ -267,7 +269,20 @@ impl Containers<'_, '_> {
         amount: u32,
         sender: Option<Entity>,
     ) -> Result<ItemsDelivered, NotAnswered> {
-        let msg = self.settle_delivery(container, item, amount, sender)?;
+        self.deliver_kind(container, item, &Props::EMPTY, amount, sender)
+    }
+
+    /// Delivers `amount` items of one kind (`item` carrying `props`) to
+    /// `container` and settles what does not enter.
+    pub fn deliver_kind(
+        &mut self,
+        container: Entity,
+        item: &str,
+        props: &Props,
+        amount: u32,
+        sender: Option<Entity>,
+    ) -> Result<ItemsDelivered, NotAnswered> {
+        let msg = self.settle_delivery(container, item, props, amount, sender)?;
         self.emit_delivered(msg.clone());
         Ok(msg)
     }
@@ -278,9 +293,13 @@ impl Containers<'_, '_> {
         match r {
             ContainerRequest::Deliver(d) if d.sender.is_some() => {
                 // the sender may be a pickup the items leave first
-                if let Ok(msg) =
-                    self.settle_delivery(d.container, d.item.as_str(), d.amount, d.sender)
-                {
+                if let Ok(msg) = self.settle_delivery(
+                    d.container,
+                    d.item.as_str(),
+                    &d.props,
+                    d.amount,
+                    d.sender,
+                ) {
                     self.emit_delivered(msg);
                 }
             }
@@ -384,6 +403,7 @@ impl Containers<'_, '_> {
             Answered::Transferred(msg) => self.emit_transferred(msg),
             Answered::Rearranged(msg) => self.emit_rearranged(msg),
             Answered::ForcedOut(msg) => self.settle_and_emit_forced(*msg),
+            Answered::PropsChanged(msg) => self.emit_props_changed(msg),
         }
     }
 
@@ -406,6 +426,32 @@ impl Containers<'_, '_> {
         self.delivered.write(msg);
     }
 
+    /// Writes a change of properties' message, triggering it first when an
+    /// observer watches them.
+    fn emit_props_changed(&mut self, msg: PropsChanged) {
+        if self.watched.has(Kind::PropsChanged) {
+            self.commands.trigger(msg.clone());
+        }
+        self.props_changed.write(msg);
+    }
+
+    /// Gives `amount` items (all when `None`) of the stack or holding `at`
+    /// of `container` the properties `to`. See [`super::SetProps`].
+    pub fn set_props(
+        &mut self,
+        container: Entity,
+        at: crate::contents::PropsAt,
+        amount: Option<u32>,
+        to: crate::props::Props,
+    ) -> Result<crate::contents::PropsSet, NotAnswered> {
+        let outcome = self.answered(container, |e| e.set_props(at, amount, to))?;
+        self.emit_props_changed(PropsChanged {
+            container,
+            outcome: outcome.clone(),
+        });
+        Ok(outcome)
+    }
+
     /// Writes a take's message, triggering it first when an observer
     /// watches takes. [`Self::answer_take`] writes one no observer watches
     /// itself: keep the two in step.
@@ -421,6 +467,7 @@ impl Containers<'_, '_> {
         &mut self,
         container: Entity,
         item: &str,
+        props: &Props,
         amount: u32,
         sender: Option<Entity>,
     ) -> Result<ItemsDelivered, NotAnswered> {
@@ -431,11 +478,11 @@ impl Containers<'_, '_> {
         if let Some(p) = pickup
             && let Ok(mut pk) = self.pickups.get_mut(p)
         {
-            if pk.item != item {
+            if pk.item != item || pk.props != *props {
                 let why = NotAnswered::OtherPickupItem {
                     pickup: p,
-                    holds: pk.item.clone(),
-                    item: item.to_string(),
+                    holds: Kind_::new(pk.item.as_str(), pk.props.clone()).to_string(),
+                    item: Kind_::new(item, props.clone()).to_string(),
                 };
                 self.unanswered(container, &why);
                 return Err(why);
@@ -443,7 +490,7 @@ impl Containers<'_, '_> {
             offered = offered.min(pk.amount);
             pk.amount -= offered;
         }
-        let outcome = match self.with_engine(container, |e| e.deliver(item, offered)) {
+        let outcome = match self.with_engine(container, |e| e.deliver_kind(item, props, offered)) {
             Ok(o) => o,
             Err(why) => {
                 if let Some(p) = pickup
@@ -501,8 +548,8 @@ impl Containers<'_, '_> {
             self.unanswered(container, &why);
             return Err(why);
         };
-        let (item, amount) = (pk.item.clone(), pk.amount);
-        self.deliver(container, &item, amount, Some(pickup))
+        let (item, props, amount) = (pk.item.clone(), pk.props.clone(), pk.amount);
+        self.deliver_kind(container, &item, &props, amount, Some(pickup))
     }
 
     /// Takes up to `amount` of `item` (from `slot` when given); the taken
@@ -514,7 +561,20 @@ impl Containers<'_, '_> {
         amount: u32,
         slot: Option<u32>,
     ) -> Result<Taken, NotAnswered> {
-        let outcome = self.answered(container, |e| e.take_inner(item, amount, slot))?;
+        self.take_kind(container, item, None, amount, slot)
+    }
+
+    /// Takes up to `amount` of `item`: with `props`, only items of that
+    /// kind; without, any kind of the type in the draw order.
+    pub fn take_kind(
+        &mut self,
+        container: Entity,
+        item: &str,
+        props: Option<&Props>,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Result<Taken, NotAnswered> {
+        let outcome = self.answered(container, |e| e.take_kind(item, props, amount, slot))?;
         self.emit_taken(ItemsTaken {
             container,
             outcome: outcome.clone(),
@@ -790,6 +850,7 @@ pub(super) enum Answered {
     Rearranged(ContainerRearranged),
     /// Boxed: rare, and larger than the others.
     ForcedOut(Box<ItemsForcedOut>),
+    PropsChanged(PropsChanged),
 }
 
 /// A delivery answered on its container's engine `e`: its message, with
@@ -798,7 +859,11 @@ pub(super) enum Answered {
 /// messages out of [`Answered`] (a copy each) where it can.
 #[inline]
 pub(super) fn delivery_answered(d: &Deliver, e: &mut Contents) -> ItemsDelivered {
-    ItemsDelivered::unsettled(d.container, d.sender, e.deliver(d.item.as_str(), d.amount))
+    ItemsDelivered::unsettled(
+        d.container,
+        d.sender,
+        e.deliver_kind(d.item.as_str(), &d.props, d.amount),
+    )
 }
 
 /// A take answered on its container's engine `e`: its message.
@@ -806,7 +871,7 @@ pub(super) fn delivery_answered(d: &Deliver, e: &mut Contents) -> ItemsDelivered
 pub(super) fn take_answered(t: &Take, e: &mut Contents) -> ItemsTaken {
     ItemsTaken {
         container: t.container,
-        outcome: e.take_inner(t.item.as_str(), t.amount, t.slot),
+        outcome: e.take_kind(t.item.as_str(), t.props.as_ref(), t.amount, t.slot),
     }
 }
 
@@ -822,6 +887,7 @@ pub(super) fn one_container(r: &ContainerRequest) -> Entity {
         ContainerRequest::Sort(s) => s.container,
         ContainerRequest::Resize(r) => r.container,
         ContainerRequest::EmptyForGoneOwner(o) => o.container,
+        ContainerRequest::SetProps(p) => p.container,
     }
 }
 
@@ -865,6 +931,10 @@ pub(super) fn engine_step(r: &ContainerRequest, e: &mut Contents) -> Answered {
             container,
             outcome: e.take_inner("", 0, None),
         }),
+        ContainerRequest::SetProps(p) => Answered::PropsChanged(PropsChanged {
+            container,
+            outcome: e.set_props(p.at.clone(), p.amount, p.to.clone()),
+        }),
     }
 }
 
@@ -876,6 +946,7 @@ impl Touches for Answered {
             Answered::Transferred(m) => m.changed(),
             Answered::Rearranged(m) => m.changed(),
             Answered::ForcedOut(m) => m.changed(),
+            Answered::PropsChanged(m) => m.changed(),
         }
     }
     fn refresh(&self, mirror: &mut Mirror, e: &Contents) {
@@ -885,6 +956,7 @@ impl Touches for Answered {
             Answered::Transferred(m) => m.refresh(mirror, e),
             Answered::Rearranged(m) => m.refresh(mirror, e),
             Answered::ForcedOut(m) => m.refresh(mirror, e),
+            Answered::PropsChanged(m) => m.refresh(mirror, e),
         }
     }
 }
@@ -928,7 +1000,8 @@ touches_as_its_outcome!(
     ItemsTaken,
     ItemsTransferred,
     ContainerRearranged,
-    ItemsForcedOut
+    ItemsForcedOut,
+    PropsChanged
 );
 
 impl Touches for Delivered {
@@ -936,7 +1009,7 @@ impl Touches for Delivered {
         self.accepted > 0
     }
     fn refresh(&self, m: &mut Mirror, e: &Contents) {
-        m.refresh_slots(e, self.item.as_str(), self.landed.iter().map(|l| l.slot));
+        m.refresh_slots(e, self.landed.iter().map(|l| l.slot));
     }
 }
 
@@ -945,7 +1018,7 @@ impl Touches for Taken {
         self.taken > 0
     }
     fn refresh(&self, m: &mut Mirror, e: &Contents) {
-        m.refresh_slots(e, self.item.as_str(), self.from.iter().map(|l| l.slot));
+        m.refresh_slots(e, self.from.iter().map(|l| l.slot));
     }
 }
 
@@ -955,6 +1028,16 @@ impl Touches for ForcedOut {
         // in force, even when nothing had to leave
         self.refused.is_none()
     }
+    fn refresh(&self, m: &mut Mirror, e: &Contents) {
+        m.refresh(e);
+    }
+}
+
+impl Touches for crate::contents::PropsSet {
+    fn changed(&self) -> bool {
+        self.changed > 0
+    }
+    /// A stack that changed kind in place: its entry is rewritten whole.
     fn refresh(&self, m: &mut Mirror, e: &Contents) {
         m.refresh(e);
     }
@@ -991,7 +1074,7 @@ impl Transferred {
     /// its slots, so that side is rebuilt whole.
     fn refresh_side(&self, m: &mut Mirror, e: &Contents, touched: &[crate::contents::Landing]) {
         match (&self.item, &self.swapped) {
-            (Some(item), None) => m.refresh_slots(e, item.as_str(), touched.iter().map(|l| l.slot)),
+            (Some(_), None) => m.refresh_slots(e, touched.iter().map(|l| l.slot)),
             _ => m.refresh(e),
         }
     }

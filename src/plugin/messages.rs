@@ -14,8 +14,10 @@ use bevy::prelude::*;
 use super::containers::NotAnswered;
 use crate::adoption::Report;
 use crate::contents::{
-    Delivered, ForcedOut, ItemType, Rearranged, Reason, Taken, TransferRequest, Transferred,
+    Delivered, ForcedOut, ItemType, PropsAt, PropsSet, Rearranged, Reason, Taken,
+    TransferRequest, Transferred,
 };
+use crate::props::Props;
 use crate::decimal::Decimal;
 
 /// One request to the plugin. Write it with a `MessageWriter`, from
@@ -51,6 +53,8 @@ pub enum ContainerRequest {
     Resize(Resize),
     /// The owner is gone.
     EmptyForGoneOwner(EmptyForGoneOwner),
+    /// A change of items' properties.
+    SetProps(SetProps),
 }
 
 impl ContainerRequest {
@@ -74,6 +78,7 @@ impl ContainerRequest {
             ContainerRequest::Sort(r) => r.container,
             ContainerRequest::Resize(r) => r.container,
             ContainerRequest::EmptyForGoneOwner(r) => r.container,
+            ContainerRequest::SetProps(r) => r.container,
         }
     }
 }
@@ -97,6 +102,7 @@ into_request!(
     Sort => Sort,
     Resize => Resize,
     EmptyForGoneOwner => EmptyForGoneOwner,
+    SetProps => SetProps,
 );
 
 /// Deliver `amount` of `item` to `container`. With a `sender`, leftovers
@@ -112,6 +118,9 @@ pub struct Deliver {
     pub container: Entity,
     /// The item type.
     pub item: ItemType,
+    /// The items' properties (empty for plain items): their kind is
+    /// `item` with these.
+    pub props: Props,
     /// How many.
     pub amount: u32,
     /// Whatever offered the items.
@@ -124,9 +133,16 @@ impl Deliver {
         Deliver {
             container,
             item: item.into(),
+            props: Props::EMPTY,
             amount,
             sender: None,
         }
+    }
+
+    /// Delivers items carrying `props` (a sword with its durability).
+    pub fn with_props(mut self, props: Props) -> Deliver {
+        self.props = props;
+        self
     }
 
     /// Names the sender.
@@ -154,6 +170,9 @@ pub struct Take {
     pub container: Entity,
     /// The item type.
     pub item: ItemType,
+    /// Only items with exactly these properties; `None`: any kind of the
+    /// type, in the draw order.
+    pub props: Option<Props>,
     /// How many.
     pub amount: u32,
     /// The slot the player chose.
@@ -166,9 +185,16 @@ impl Take {
         Take {
             container,
             item: item.into(),
+            props: None,
             amount,
             slot: None,
         }
+    }
+
+    /// Takes only items with exactly `props` (`Props::EMPTY`: plain ones).
+    pub fn of_kind(mut self, props: Props) -> Take {
+        self.props = Some(props);
+        self
     }
 
     /// Takes from this slot only.
@@ -219,6 +245,54 @@ pub struct Sort {
     pub order: Vec<ItemType>,
 }
 
+/// Give items new properties (a sword wears down, a letter is sealed):
+/// the whole stack in `at` changes where it is, or `amount` of it moves to
+/// where a delivery of the new kind would land, all or nothing. Answered
+/// with [`PropsChanged`].
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::contents::PropsAt;
+/// use bevy_container::plugin::{ContainerRequest, SetProps};
+/// use bevy_container::props::Props;
+///
+/// fn wear(bag: Entity, slot: u32, durability: i32, mut requests: MessageWriter<ContainerRequest>) {
+///     if let Ok(to) = Props::new([("durability", durability)]) {
+///         requests.write(SetProps::new(bag, PropsAt::Slot(slot), to).into());
+///     }
+/// }
+/// # let _ = wear;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetProps {
+    /// The container.
+    pub container: Entity,
+    /// The stack (or, slotless, the kind) to change.
+    pub at: PropsAt,
+    /// How many (the whole stack or holding when `None`).
+    pub amount: Option<u32>,
+    /// The new properties (a whole map; empty clears them).
+    pub to: Props,
+}
+
+impl SetProps {
+    /// Changes the whole stack or holding `at` to `to`.
+    pub fn new(container: Entity, at: PropsAt, to: Props) -> SetProps {
+        SetProps {
+            container,
+            at,
+            amount: None,
+            to,
+        }
+    }
+
+    /// Changes only `amount` items.
+    pub fn amount(mut self, amount: u32) -> SetProps {
+        self.amount = Some(amount);
+        self
+    }
+}
+
 /// Move items between two slots of one container (rearranging by hand).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MoveItems {
@@ -242,6 +316,8 @@ pub enum Settled {
         pickup: Entity,
         /// The item type.
         item: ItemType,
+        /// Their properties (one kind per settlement).
+        props: Props,
         /// How many.
         amount: u32,
     },
@@ -251,6 +327,8 @@ pub enum Settled {
         container: Entity,
         /// The item type.
         item: ItemType,
+        /// Their properties (one kind per settlement).
+        props: Props,
         /// How many.
         amount: u32,
     },
@@ -261,6 +339,8 @@ pub enum Settled {
         sender: Option<Entity>,
         /// The item type.
         item: ItemType,
+        /// Their properties (one kind per settlement).
+        props: Props,
         /// How many.
         amount: u32,
     },
@@ -268,6 +348,8 @@ pub enum Settled {
     Destroyed {
         /// The item type.
         item: ItemType,
+        /// Their properties (one kind per settlement).
+        props: Props,
         /// How many.
         amount: u32,
     },
@@ -547,6 +629,17 @@ pub struct ContainerRearranged {
     pub outcome: Rearranged,
 }
 
+/// Items' properties changed (or why not): the outcome of [`SetProps`],
+/// a message and an event on the container.
+#[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
+pub struct PropsChanged {
+    /// The container.
+    #[event_target]
+    pub container: Entity,
+    /// What changed and where the items lie.
+    pub outcome: PropsSet,
+}
+
 /// A container's rules attached: it answers requests from now on.
 #[derive(Message, EntityEvent, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ContainerReady {
@@ -600,8 +693,9 @@ pub struct ContainerSpilled {
 pub struct ContainerLeftWorld {
     /// The despawned container.
     pub container: Entity,
-    /// Every stack it held (slot order; slotless: by type).
-    pub contents: Vec<(ItemType, u32)>,
+    /// Every stack it held, with its kind (slot order; slotless: in kind
+    /// order).
+    pub contents: Vec<(crate::props::Kind, u32)>,
 }
 
 /// A request could not reach its container (no such entity, or no
@@ -635,6 +729,7 @@ pub(crate) fn register(app: &mut App) {
         .add_message::<ItemsTransferred>()
         .add_message::<ItemsForcedOut>()
         .add_message::<ContainerRearranged>()
+        .add_message::<PropsChanged>()
         .add_message::<ContainerReady>()
         .add_message::<ContainerSaveRefused>()
         .add_message::<ContainerSaveSetAside>()

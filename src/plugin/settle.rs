@@ -9,7 +9,7 @@ use bevy::prelude::*;
 use super::components::{LoosePickup, OverflowStore};
 use super::containers::Containers;
 use super::messages::{Fallback, Settled};
-use crate::contents::{Delivered, ForcedOut, ItemType, Reason};
+use crate::contents::{Delivered, ForcedOut, ItemType, Props, Reason};
 use crate::rules::{LeftoverDestination, WhenForcedOut};
 
 /// Where loose pickups go around the container they leave, in world space
@@ -137,10 +137,10 @@ impl Containers<'_, '_> {
         outcome: &Delivered,
         ledger: &mut Ledger,
     ) {
-        let item = &outcome.item;
+        let (item, props) = (&outcome.item, &outcome.props);
         if let Some(r) = &outcome.refused {
             let to = Destination::Sender { container, sender };
-            self.send(to, item, r.amount, ledger);
+            self.send(to, item, props, r.amount, ledger);
         }
         if let Some(l) = &outcome.leftover {
             let mut visited = vec![container];
@@ -153,7 +153,7 @@ impl Containers<'_, '_> {
                 },
                 LeftoverDestination::Destroyed => Destination::Destroyed,
             };
-            self.send(to, item, l.amount, ledger);
+            self.send(to, item, props, l.amount, ledger);
         }
     }
 
@@ -184,25 +184,33 @@ impl Containers<'_, '_> {
                     Destination::Beside(container)
                 }
             };
-            self.send(to, &p.item, p.amount, ledger);
+            self.send(to, &p.item, &p.props, p.amount, ledger);
         }
     }
 
     /// The one dispatcher: puts `amount` of `item` where `to` says.
-    fn send(&mut self, to: Destination, item: &ItemType, amount: u32, ledger: &mut Ledger) {
+    fn send(
+        &mut self,
+        to: Destination,
+        item: &ItemType,
+        props: &Props,
+        amount: u32,
+        ledger: &mut Ledger,
+    ) {
         if amount == 0 {
             return;
         }
         match to {
-            Destination::Beside(at) => self.drop_beside(at, item, amount, ledger),
+            Destination::Beside(at) => self.drop_beside(at, item, props, amount, ledger),
             Destination::Store { container, visited } => {
-                self.send_to_store(container, item, amount, visited, ledger)
+                self.send_to_store(container, item, props, amount, visited, ledger)
             }
             Destination::Sender { container, sender } => {
-                self.back_to_sender(container, sender, item, amount, ledger)
+                self.back_to_sender(container, sender, item, props, amount, ledger)
             }
             Destination::Destroyed => ledger.settled.push(Settled::Destroyed {
                 item: item.clone(),
+                props: props.clone(),
                 amount,
             }),
         }
@@ -214,6 +222,7 @@ impl Containers<'_, '_> {
         container: Entity,
         sender: Option<Entity>,
         item: &ItemType,
+        props: &Props,
         amount: u32,
         ledger: &mut Ledger,
     ) {
@@ -221,29 +230,33 @@ impl Containers<'_, '_> {
             ledger.settled.push(Settled::Caller {
                 sender: None,
                 item: item.clone(),
+                props: props.clone(),
                 amount,
             });
             return;
         };
         if let Ok(mut pk) = self.pickups.get_mut(s)
             && pk.item == item.as_str()
+            && pk.props == *props
         {
             pk.amount = pk.amount.saturating_add(amount);
             ledger.settled.push(Settled::Pickup {
                 pickup: s,
                 item: item.clone(),
+                props: props.clone(),
                 amount,
             });
             return;
         }
         if self.contents.contains(s) && s != container {
             let outcome = self
-                .with_engine(s, |e| e.deliver(item.as_str(), amount))
-                .unwrap_or_else(|_| Delivered::refused(item.clone(), amount, Reason::NotReady));
+                .with_engine(s, |e| e.deliver_kind(item.as_str(), props, amount))
+                .unwrap_or_else(|_| Delivered::refused(item.clone(), props.clone(), amount, Reason::NotReady));
             if outcome.accepted > 0 {
                 ledger.settled.push(Settled::Container {
                     container: s,
                     item: item.clone(),
+                    props: props.clone(),
                     amount: outcome.accepted,
                 });
             }
@@ -254,7 +267,7 @@ impl Containers<'_, '_> {
                     item: item.clone(),
                     amount: rest,
                 });
-                self.drop_beside(s, item, rest, ledger);
+                self.drop_beside(s, item, props, rest, ledger);
             }
             return;
         }
@@ -262,6 +275,7 @@ impl Containers<'_, '_> {
             ledger.settled.push(Settled::Caller {
                 sender: Some(s),
                 item: item.clone(),
+                props: props.clone(),
                 amount,
             });
             return;
@@ -272,7 +286,7 @@ impl Containers<'_, '_> {
             item: item.clone(),
             amount,
         });
-        self.drop_beside(container, item, amount, ledger);
+        self.drop_beside(container, item, props, amount, ledger);
     }
 
     /// Delivers to `container`'s named store, under the store's rules.
@@ -280,6 +294,7 @@ impl Containers<'_, '_> {
         &mut self,
         container: Entity,
         item: &ItemType,
+        props: &Props,
         amount: u32,
         visited: &mut Vec<Entity>,
         ledger: &mut Ledger,
@@ -296,7 +311,7 @@ impl Containers<'_, '_> {
                 item: item.clone(),
                 amount,
             });
-            self.drop_beside(container, item, amount, ledger);
+            self.drop_beside(container, item, props, amount, ledger);
             return;
         };
         if visited.contains(&store) {
@@ -306,10 +321,10 @@ impl Containers<'_, '_> {
                 item: item.clone(),
                 amount,
             });
-            self.drop_beside(origin, item, amount, ledger);
+            self.drop_beside(origin, item, props, amount, ledger);
             return;
         }
-        let outcome = match self.with_engine(store, |e| e.deliver(item.as_str(), amount)) {
+        let outcome = match self.with_engine(store, |e| e.deliver_kind(item.as_str(), props, amount)) {
             Ok(o) => o,
             Err(why) => {
                 ledger.warnings.push(Fallback::StoreUnavailable {
@@ -319,7 +334,7 @@ impl Containers<'_, '_> {
                     amount,
                     why,
                 });
-                self.drop_beside(container, item, amount, ledger);
+                self.drop_beside(container, item, props, amount, ledger);
                 return;
             }
         };
@@ -328,6 +343,7 @@ impl Containers<'_, '_> {
             ledger.settled.push(Settled::Container {
                 container: store,
                 item: item.clone(),
+                props: props.clone(),
                 amount: outcome.accepted,
             });
         }
@@ -339,7 +355,7 @@ impl Containers<'_, '_> {
                 amount: r.amount,
                 reason: r.reason,
             });
-            self.drop_beside(container, item, r.amount, ledger);
+            self.drop_beside(container, item, props, r.amount, ledger);
         }
         if let Some(l) = &outcome.leftover {
             let to = match l.to {
@@ -360,12 +376,19 @@ impl Containers<'_, '_> {
                     Destination::Beside(store)
                 }
             };
-            self.send(to, item, l.amount, ledger);
+            self.send(to, item, props, l.amount, ledger);
         }
     }
 
     /// Spawns a loose pickup beside `at`, from its world position.
-    fn drop_beside(&mut self, at: Entity, item: &ItemType, amount: u32, ledger: &mut Ledger) {
+    fn drop_beside(
+        &mut self,
+        at: Entity,
+        item: &ItemType,
+        props: &Props,
+        amount: u32,
+        ledger: &mut Ledger,
+    ) {
         if amount == 0 {
             return;
         }
@@ -382,11 +405,13 @@ impl Containers<'_, '_> {
             &mut self.placement,
             base,
             item.as_str(),
+            props,
             amount,
         );
         ledger.settled.push(Settled::Pickup {
             pickup,
             item: item.clone(),
+            props: props.clone(),
             amount,
         });
     }
@@ -398,14 +423,21 @@ pub(crate) fn spawn_pickup(
     placement: &mut PickupPlacement,
     base: Vec3,
     item: &str,
+    props: &Props,
     amount: u32,
 ) -> Entity {
     let at = base + placement.next_offset();
+    let name = if props.is_empty() {
+        format!("{amount} {item}")
+    } else {
+        format!("{amount} {item}{props}")
+    };
     commands
         .spawn((
-            Name::new(format!("{amount} {item}")),
+            Name::new(name),
             LoosePickup {
                 item: item.to_string(),
+                props: props.clone(),
                 amount,
             },
             Transform::from_translation(at),

@@ -22,7 +22,7 @@ use super::messages::*;
 use super::settle::{PickupPlacement, spawn_pickup};
 use super::watch::{self, Kind, Watched};
 use crate::adoption::{Report, Tuning};
-use crate::contents::{Contents, ForcedOut, ItemType};
+use crate::contents::{Contents, ForcedOut};
 use crate::hash::FxHashMap;
 use crate::rules::Rules;
 
@@ -447,10 +447,10 @@ pub(crate) fn spill_on_despawn(
     if engine.is_empty() {
         return;
     }
-    let stacks: Vec<(ItemType, u32)> = engine
+    let stacks: Vec<(crate::props::Kind, u32)> = engine
         .slots()
         .flatten()
-        .map(|s| (s.item.clone(), s.amount))
+        .map(|s| (crate::props::Kind::new(s.item.clone(), s.props.clone()), s.amount))
         .chain(engine.holdings().map(|(k, v)| (k.clone(), v)))
         .collect();
     if policy == Some(&DespawnPolicy::LeaveWithContents) {
@@ -474,11 +474,19 @@ pub(crate) fn spill_on_despawn(
         .or(local.map(|t| t.translation))
         .unwrap_or(Vec3::ZERO);
     let mut settled = Vec::new();
-    for (item, amount) in stacks {
-        let pickup = spawn_pickup(&mut commands, &mut placement, base, item.as_str(), amount);
+    for (kind, amount) in stacks {
+        let pickup = spawn_pickup(
+            &mut commands,
+            &mut placement,
+            base,
+            kind.item.as_str(),
+            &kind.props,
+            amount,
+        );
         settled.push(Settled::Pickup {
             pickup,
-            item,
+            item: kind.item,
+            props: kind.props,
             amount,
         });
     }

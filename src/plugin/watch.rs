@@ -19,11 +19,12 @@ pub(crate) enum Kind {
     Unanswered,
     Ready,
     SaveRefused,
+    PropsChanged,
 }
 
 /// Each outcome event's key, in the order of [`Kind`].
 #[derive(Resource)]
-pub(crate) struct OutcomeKeys([EventKey; 8]);
+pub(crate) struct OutcomeKeys([EventKey; 9]);
 
 impl FromWorld for OutcomeKeys {
     fn from_world(world: &mut World) -> OutcomeKeys {
@@ -36,6 +37,7 @@ impl FromWorld for OutcomeKeys {
             world.register_event_key::<RequestUnanswered>(),
             world.register_event_key::<ContainerReady>(),
             world.register_event_key::<ContainerSaveRefused>(),
+            world.register_event_key::<PropsChanged>(),
         ])
     }
 }

@@ -53,6 +53,12 @@ fn record(app: &mut App) {
                 f.settled,
             ));
         })
+        .add_observer(|m: On<PropsChanged>, mut r: ResMut<Recorded>| {
+            r.0.push(Outcome::Answered(
+                StepOutcome::PropsSet(m.outcome.clone()),
+                Vec::new(),
+            ));
+        })
         .add_observer(|m: On<ContainerRearranged>, mut r: ResMut<Recorded>| {
             r.0.push(Outcome::Answered(
                 StepOutcome::Rearranged(m.outcome.clone()),
@@ -217,11 +223,26 @@ impl World {
     fn tally(&mut self, settled: &[Settled]) {
         for s in settled {
             match s {
-                Settled::Destroyed { item, amount } => {
-                    *self.destroyed.entry(item.to_string()).or_default() += u64::from(*amount)
+                Settled::Destroyed {
+                    item,
+                    props,
+                    amount,
+                } => {
+                    *self
+                        .destroyed
+                        .entry(super::line::kind_key(item.as_str(), props))
+                        .or_default() += u64::from(*amount)
                 }
-                Settled::Caller { item, amount, .. } => {
-                    *self.kept.entry(item.to_string()).or_default() += u64::from(*amount)
+                Settled::Caller {
+                    item,
+                    props,
+                    amount,
+                    ..
+                } => {
+                    *self
+                        .kept
+                        .entry(super::line::kind_key(item.as_str(), props))
+                        .or_default() += u64::from(*amount)
                 }
                 _ => {}
             }
@@ -248,7 +269,9 @@ impl World {
         let mut ground: BTreeMap<String, u64> = BTreeMap::new();
         let world = self.app.world_mut();
         for p in world.query::<&LoosePickup>().iter(world) {
-            *ground.entry(p.item.clone()).or_default() += u64::from(p.amount);
+            *ground
+                .entry(super::line::kind_key(&p.item, &p.props))
+                .or_default() += u64::from(p.amount);
         }
         let tally = |m: &BTreeMap<String, u64>| {
             Value::Object(
@@ -277,18 +300,36 @@ pub(super) fn request(entities: &[Entity], r: &Request) -> ContainerRequest {
         }
         .into(),
         Action::Step(step) => match step.clone() {
-            Step::Deliver { item, amount } => Deliver {
+            Step::Deliver {
+                item,
+                amount,
+                props,
+            } => Deliver {
                 container,
                 item: item.into(),
+                props,
                 amount,
                 sender: r.sender.map(|s| entities[s]),
             }
             .into(),
-            Step::Take { item, amount, slot } => Take {
-                container,
-                item: item.into(),
+            Step::Take {
+                item,
                 amount,
                 slot,
+                props,
+            } => Take {
+                container,
+                item: item.into(),
+                props,
+                amount,
+                slot,
+            }
+            .into(),
+            Step::SetProps { at, amount, to } => SetProps {
+                container,
+                at,
+                amount,
+                to,
             }
             .into(),
             Step::Resize {

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::StepOutcome;
-use crate::contents::{Contents, Landing};
+use crate::contents::{Contents, Landing, Props};
 use crate::decimal::Decimal;
 
 fn decimal_json(d: Decimal) -> Value {
@@ -19,6 +19,25 @@ fn pairs(l: &[Landing]) -> Value {
     json!(l.iter().map(|l| [l.slot, l.amount]).collect::<Vec<_>>())
 }
 
+/// `[type, amount]` for the plain kind, `[type, amount, props]` otherwise.
+fn entry(item: &str, amount: u32, props: &Props) -> Value {
+    if props.is_empty() {
+        json!([item, amount])
+    } else {
+        json!([item, amount, props.to_json()])
+    }
+}
+
+/// A kind's key in holdings and tallies: the type, then the canonical
+/// text of its properties when it has any.
+pub(super) fn kind_key(item: &str, props: &Props) -> String {
+    if props.is_empty() {
+        item.to_string()
+    } else {
+        format!("{item}{}", props.canonical())
+    }
+}
+
 /// A container's state: `slots` or `holdings`, and `size-used` where
 /// there is a budget.
 pub(super) fn state(contents: &Contents) -> Map<String, Value> {
@@ -27,14 +46,16 @@ pub(super) fn state(contents: &Contents) -> Map<String, Value> {
     if rules.has_slots() {
         let slots: Vec<Value> = contents
             .slots()
-            .map(|s| s.map_or(Value::Null, |s| json!([s.item.as_str(), s.amount])))
+            .map(|s| s.map_or(Value::Null, |s| entry(s.item.as_str(), s.amount, &s.props)))
             .collect();
         m.insert("slots".into(), Value::Array(slots));
     } else {
-        let holdings: Map<String, Value> = contents
+        // keys sorted by their bytes (kind order is not byte order)
+        let sorted: std::collections::BTreeMap<String, u32> = contents
             .holdings()
-            .map(|(k, v)| (k.to_string(), json!(v)))
+            .map(|(k, v)| (kind_key(k.item.as_str(), &k.props), v))
             .collect();
+        let holdings: Map<String, Value> = sorted.into_iter().map(|(k, v)| (k, json!(v))).collect();
         m.insert("holdings".into(), Value::Object(holdings));
     }
     if rules.has_budget() {
@@ -78,13 +99,32 @@ pub(super) fn outcome(m: &mut Map<String, Value>, outcome: &StepOutcome) {
                 t.refused
                     .map_or(Value::Null, |r| json!({"reason": r.as_str()})),
             );
+            let kinds: Vec<Value> = t
+                .kinds()
+                .iter()
+                .map(|(p, n)| entry(t.item.as_str(), *n, p))
+                .collect();
+            put("kinds", Value::Array(kinds));
+        }
+        StepOutcome::PropsSet(p) => {
+            put("changed", json!(p.changed));
+            put("landed", pairs(&p.landed));
+            put(
+                "refused",
+                p.refused
+                    .map_or(Value::Null, |r| json!({"reason": r.as_str()})),
+            );
         }
         StepOutcome::ForcedOut(f) => {
             let portions = f
                 .portions
                 .iter()
                 .map(|p| {
-                    json!({"item": p.item.as_str(), "amount": p.amount, "slot": p.slot, "to": p.to.as_str()})
+                    let mut v = json!({"item": p.item.as_str(), "amount": p.amount, "slot": p.slot, "to": p.to.as_str()});
+                    if !p.props.is_empty() && let Some(o) = v.as_object_mut() {
+                        o.insert("props".into(), p.props.to_json());
+                    }
+                    v
                 })
                 .collect();
             put("forced-out", Value::Array(portions));
@@ -113,6 +153,18 @@ pub(super) fn outcome(m: &mut Map<String, Value>, outcome: &StepOutcome) {
                 t.refused
                     .map_or(Value::Null, |r| json!({"reason": r.as_str()})),
             );
+            let item = t.item.as_ref().map_or("", |i| i.as_str());
+            let kinds: Vec<Value> = t
+                .from
+                .iter()
+                .map(|l| entry(item, l.amount, &t.props))
+                .collect();
+            let kinds = if t.from.is_empty() && t.moved > 0 {
+                vec![entry(item, t.moved, &t.props)]
+            } else {
+                kinds
+            };
+            put("kinds", Value::Array(kinds));
         }
     }
 }

@@ -42,7 +42,8 @@ pub use line::line;
 
 use crate::adoption::{Adoption, Tuning};
 use crate::contents::{
-    Contents, Delivered, ForcedOut, Rearranged, SlotRules, Taken, TransferRequest, Transferred,
+    Contents, Delivered, ForcedOut, Props, PropsAt, PropsSet, Rearranged, SlotRules, Taken,
+    TransferRequest, Transferred,
 };
 use crate::decimal::Decimal;
 use crate::rules::Rules;
@@ -56,6 +57,8 @@ pub enum Step {
         item: String,
         /// How many.
         amount: u32,
+        /// The items' properties (empty: plain).
+        props: Props,
     },
     /// Take `amount` of `item`, from `slot` when given.
     Take {
@@ -65,6 +68,18 @@ pub enum Step {
         amount: u32,
         /// The slot the player chose.
         slot: Option<u32>,
+        /// Only this kind (`None`: any kind of the type).
+        props: Option<Props>,
+    },
+    /// Give `amount` items (all when `None`) of a stack or holding new
+    /// properties.
+    SetProps {
+        /// The stack (a slot) or the holding (a kind).
+        at: PropsAt,
+        /// How many.
+        amount: Option<u32>,
+        /// The new properties.
+        to: Props,
     },
     /// Change the slot count and/or size budget.
     Resize {
@@ -97,6 +112,7 @@ impl Step {
         match self {
             Step::Deliver { .. } => "deliver",
             Step::Take { .. } => "take",
+            Step::SetProps { .. } => "set-props",
             Step::Resize { .. } => "resize",
             Step::OwnerGone => "owner-gone",
             Step::Sort { .. } => "sort",
@@ -118,6 +134,8 @@ pub enum StepOutcome {
     Rearranged(Rearranged),
     /// A transfer's outcome.
     Transferred(Transferred),
+    /// A change of properties.
+    PropsSet(PropsSet),
 }
 
 /// What a scenario step asks: a one-container op, or a transfer.
@@ -264,9 +282,19 @@ impl Scenario {
 /// Applies one step to the engine.
 pub fn apply(contents: &mut Contents, step: &Step) -> StepOutcome {
     match step {
-        Step::Deliver { item, amount } => StepOutcome::Delivered(contents.deliver(item, *amount)),
-        Step::Take { item, amount, slot } => {
-            StepOutcome::Taken(contents.take_inner(item, *amount, *slot))
+        Step::Deliver {
+            item,
+            amount,
+            props,
+        } => StepOutcome::Delivered(contents.deliver_kind(item, props, *amount)),
+        Step::Take {
+            item,
+            amount,
+            slot,
+            props,
+        } => StepOutcome::Taken(contents.take_kind(item, props.as_ref(), *amount, *slot)),
+        Step::SetProps { at, amount, to } => {
+            StepOutcome::PropsSet(contents.set_props(at.clone(), *amount, to.clone()))
         }
         Step::Resize {
             slot_count,

@@ -41,7 +41,12 @@ fn networked(app: &mut App) {
 fn server_only(r: &Request) -> bool {
     matches!(
         r.action,
-        Action::Step(Step::Deliver { .. } | Step::Resize { .. } | Step::OwnerGone)
+        Action::Step(
+            Step::Deliver { .. }
+                | Step::Resize { .. }
+                | Step::OwnerGone
+                | Step::SetProps { .. }
+        )
     )
 }
 
@@ -217,7 +222,7 @@ fn ground(world: &mut bevy::ecs::world::World) -> Vec<(String, u32)> {
     let mut out: Vec<(String, u32)> = world
         .query::<&LoosePickup>()
         .iter(world)
-        .map(|p| (p.item.clone(), p.amount))
+        .map(|p| (super::line::kind_key(&p.item, &p.props), p.amount))
         .collect();
     out.sort();
     out

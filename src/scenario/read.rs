@@ -10,10 +10,11 @@ use serde_json::Value;
 
 use super::{Action, ContainerSpec, Request, Scenario, Step};
 use crate::adoption::source::fields::{
-    Any, Bool, DecimalNumber, List, Obj, Object, OneOf, Text, Want, Whole, kind_of, wrong_type,
+    Any, Bool, DecimalNumber, List, Obj, Object, OneOf, PropsField, Text, Want, Whole, kind_of,
+    wrong_type,
 };
 use crate::adoption::{self, Adoption, Context, Format, Problem, ProblemKind, Report, Tuning};
-use crate::contents::{ItemType, SlotRules, TransferRequest};
+use crate::contents::{ItemType, Kind, PropsAt, SlotRules, TransferRequest};
 
 /// The fields of a scenario.
 const FIELDS: [&str; 6] = [
@@ -29,14 +30,27 @@ const FIELDS: [&str; 6] = [
 const CONTAINER_FIELDS: [&str; 3] = ["adoption", "slot-rules", "store"];
 
 /// Each op, with the fields a step of it may carry.
-const STEPS: [(&str, &[&str]); 7] = [
+const STEPS: [(&str, &[&str]); 8] = [
     (
         "deliver",
-        &["op", "in", "item", "amount", "sender", "same-frame"],
+        &["op", "in", "item", "amount", "props", "sender", "same-frame"],
     ),
     (
         "take",
-        &["op", "in", "item", "amount", "slot", "same-frame"],
+        &["op", "in", "item", "amount", "slot", "props", "same-frame"],
+    ),
+    (
+        "set-props",
+        &[
+            "op",
+            "in",
+            "slot",
+            "item",
+            "props",
+            "amount",
+            "to-props",
+            "same-frame",
+        ],
     ),
     (
         "resize",
@@ -58,6 +72,7 @@ const STEPS: [(&str, &[&str]); 7] = [
             "from-slot",
             "to-slot",
             "amount",
+            "props",
             "same-frame",
         ],
     ),
@@ -405,6 +420,7 @@ fn transfer(
             to: container(s, "to", names, world, r)?,
             request: TransferRequest {
                 item: item.map(ItemType::from),
+                props: s.optional("props", PropsField, r)?,
                 from_slot,
                 to_slot: opt_amount(s, "to-slot", r)?,
                 amount: amount(s, "amount", r)?,
@@ -436,12 +452,36 @@ fn step(op: &str, s: &Obj<'_>, r: &mut Report) -> Option<Step> {
         "deliver" => Step::Deliver {
             item: item(s, r)?,
             amount: amount(s, "amount", r)?,
+            props: s.optional("props", PropsField, r)?.unwrap_or_default(),
         },
         "take" => Step::Take {
             item: item(s, r)?,
             amount: amount(s, "amount", r)?,
             slot: opt_amount(s, "slot", r)?,
+            props: s.optional("props", PropsField, r)?,
         },
+        "set-props" => {
+            let slot = opt_amount(s, "slot", r)?;
+            let item = s.optional("item", Text, r)?;
+            let props = s.optional("props", PropsField, r)?;
+            let at = match (slot, item) {
+                (Some(slot), None) if props.is_none() => PropsAt::Slot(slot),
+                (None, Some(item)) => PropsAt::Held(Kind::new(item, props.unwrap_or_default())),
+                _ => {
+                    r.error(
+                        ProblemKind::Missing,
+                        s.at(),
+                        "set-props names \"slot\" (a container with slots) or \"item\" with optional \"props\" (a slotless one), not both",
+                    );
+                    return None;
+                }
+            };
+            Step::SetProps {
+                at,
+                amount: opt_amount(s, "amount", r)?,
+                to: s.required("to-props", PropsField, r)?,
+            }
+        }
         "resize" => Step::Resize {
             slot_count: opt_amount(s, "slot-count", r)?,
             size_budget: s.optional("size-budget", DecimalNumber, r)?,

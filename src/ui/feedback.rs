@@ -61,6 +61,7 @@ pub fn in_words(reason: Reason) -> &'static str {
         Reason::Occupied => "that slot holds another item",
         Reason::NoSlots => "that container has no slots: drop onto it anywhere",
         Reason::NotReady => "that container is not ready yet",
+        Reason::NoRoom => "there is no room for them as they are now",
     }
 }
 

@@ -360,6 +360,50 @@ impl<'v> Want<'v> for Int {
     }
 }
 
+/// Item properties: an object of key to number, text or true/false (as a
+/// scenario writes them), or their canonical text (as a save writes them).
+/// A problem names the key inside (`/steps/3/props/quality`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PropsField;
+
+impl<'v> Want<'v> for PropsField {
+    type Out = crate::props::Props;
+
+    fn describe(&self) -> String {
+        "properties (an object of key to number, text or true/false)".into()
+    }
+
+    fn read(&self, v: &'v Value, path: &str, name: &str, r: &mut Report) -> Option<Self::Out> {
+        let read = match v {
+            Value::Object(_) => crate::props::Props::from_json(v),
+            Value::String(s) => crate::props::Props::parse(s),
+            other => {
+                wrong_type(r, path, name, "properties (an object)", kind_of(other));
+                return None;
+            }
+        };
+        match read {
+            Ok(p) => Some(p),
+            Err(e) => {
+                let at = match e.key() {
+                    Some(k) if v.is_object() => key_path(path, k),
+                    _ => path.to_string(),
+                };
+                let kind = match e {
+                    crate::props::PropsError::Number { .. }
+                    | crate::props::PropsError::TextTooLong { .. }
+                    | crate::props::PropsError::TooMany { .. } => ProblemKind::OutOfRange,
+                    crate::props::PropsError::BadKey { .. } => ProblemKind::Pattern,
+                    crate::props::PropsError::DuplicateKey { .. } => ProblemKind::Duplicate,
+                    _ => ProblemKind::WrongType,
+                };
+                r.error(kind, at, e.to_string());
+                None
+            }
+        }
+    }
+}
+
 /// Text, empty or not.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Text;

@@ -371,7 +371,7 @@ fn holdings_are_what_stays(
 ) -> Result<(), Violation> {
     let actual_h: BTreeMap<String, u32> = c
         .holdings()
-        .map(|(k, n)| (k.as_str().to_string(), n))
+        .map(|(k, n)| (k.to_string(), n))
         .collect();
     if actual_h != *holdings {
         return at.fail(format!(
