@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bevy_container::adoption::{self, Context, Format, Tuning};
-use bevy_container::contents::Contents;
+use bevy_container::contents::{Contents, Props};
 use bevy_container::rules::Rules;
 
 #[path = "../benches/workloads/mod.rs"]
@@ -182,6 +182,32 @@ fn main() {
         println!("time engine-op-12 {e12:.1} ns");
         println!("time baseline-op-12 {b12:.1} ns");
         println!("ratio engine-vs-baseline-12 {:.3}", e12 / b12);
+    }
+
+    // props-day-vs-plain-day: the same day with a third of its deliveries'
+    // items carrying properties (a durability, a quality, an addressee)
+    if want("props-day-vs-plain-day") {
+        let kinds = [
+            Props::new([("durability", 40)]),
+            Props::new([("durability", 12)]),
+            Props::new([("quality", 3)]),
+        ]
+        .map(|p| p.expect("valid properties"));
+        let props_day = || {
+            timed(
+                || pack.engine.clone(),
+                |mut c| {
+                    play_kinds(&mut c, &pack.names, &pack.ops, &kinds);
+                    c
+                },
+            )
+        };
+        let (p, q) = race(5, props_day, || pack.engine_day());
+        print_race(
+            "props-day-vs-plain-day",
+            ("props-day-12", p),
+            ("plain-day-12", q),
+        );
     }
 
     // engine-vs-baseline-10k

@@ -8,7 +8,8 @@
 //!
 //! With `--ecs` the steps go through the Bevy plugin in a headless `App`
 //! (requests as messages, one `app.update()` per frame) and print the same
-//! lines; world scenarios (several containers) need `--ecs`. With
+//! lines; world scenarios (several containers), whose leftovers settle in a
+//! world, always run through the plugin. With
 //! `--ecs --through-scene` the whole world is saved as a `DynamicWorld` and
 //! read into a fresh app before every frame. With `--ecs --replicon` a
 //! server app and a client app run in one process: the client sends every
@@ -72,6 +73,9 @@ fn main() -> ExitCode {
         (true, _, true) => scenario.run_replicon(),
         (true, true, false) => scenario.run_through_scene(),
         (true, false, false) => scenario.run_ecs(),
+        // settling in a world lives in the plugin: a world scenario without
+        // a mode runs there (the lines are the same as --ecs)
+        (false, _, _) if scenario.world => scenario.run_ecs(),
         (false, _, _) => scenario.run(),
     };
     let lines = match lines {

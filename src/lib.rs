@@ -23,13 +23,13 @@ pub mod contents;
 pub mod decimal;
 mod hash;
 pub mod item;
-pub mod props;
 mod limits;
 #[cfg(feature = "replicon")]
 pub mod net;
 #[cfg(feature = "replay")]
 pub mod occurrences;
 pub mod plugin;
+pub mod props;
 pub mod rules;
 pub mod save;
 #[cfg(feature = "scenario")]

@@ -765,7 +765,8 @@ mod flat {
                 .text
                 .get(self.at..self.at + 4)
                 .ok_or_else(|| err("malformed text (a cut \\u escape)"))?;
-            let v = u32::from_str_radix(h, 16).map_err(|_| err("malformed text (a bad \\u escape)"))?;
+            let v =
+                u32::from_str_radix(h, 16).map_err(|_| err("malformed text (a bad \\u escape)"))?;
             self.at += 4;
             Ok(v)
         }
@@ -871,7 +872,10 @@ mod flat {
                     key: key.to_string(),
                     what: "an object",
                 }),
-                _ => Err(err(format!("malformed text (no value at byte {})", self.at))),
+                _ => Err(err(format!(
+                    "malformed text (no value at byte {})",
+                    self.at
+                ))),
             }
         }
     }
@@ -940,7 +944,10 @@ mod tests {
         let long = "x".repeat(MAX_TEXT_BYTES + 1);
         let e = Props::new([("note", long.as_str())]).unwrap_err();
         assert_eq!(e.key(), Some("note"));
-        assert!(matches!(Props::new([("Bad", 1)]), Err(PropsError::BadKey { .. })));
+        assert!(matches!(
+            Props::new([("Bad", 1)]),
+            Err(PropsError::BadKey { .. })
+        ));
         let k = "k".repeat(MAX_KEY_BYTES + 1);
         assert!(Props::new([(k.as_str(), 1)]).is_err());
         let many: Vec<(String, i32)> = (0..17).map(|i| (format!("k{i}"), i)).collect();
@@ -978,10 +985,16 @@ mod tests {
     #[test]
     fn from_json_reads_a_tree_and_names_the_key() {
         let v: serde_json::Value = serde_json::from_str(r#"{"to":"Ilsa","n":2.0}"#).unwrap();
-        assert_eq!(Props::from_json(&v).unwrap().canonical(), r#"{"n":2,"to":"Ilsa"}"#);
+        assert_eq!(
+            Props::from_json(&v).unwrap().canonical(),
+            r#"{"n":2,"to":"Ilsa"}"#
+        );
         let v: serde_json::Value = serde_json::from_str(r#"{"to":["Ilsa"]}"#).unwrap();
         assert_eq!(Props::from_json(&v).unwrap_err().key(), Some("to"));
-        assert_eq!(Props::from_json(&serde_json::json!({})).unwrap(), Props::EMPTY);
+        assert_eq!(
+            Props::from_json(&serde_json::json!({})).unwrap(),
+            Props::EMPTY
+        );
     }
 
     #[test]

@@ -238,3 +238,82 @@ fn every_case_passes_through_a_server_and_a_client() {
         assert!(failures.is_empty(), "{dir}:\n{}", failures.join("\n"));
     }
 }
+
+/// One of the runner's modes.
+type Run = fn(&Scenario) -> Result<Vec<Value>, String>;
+
+#[test]
+fn items_with_properties_pass_in_every_mode() {
+    let modes: [(&str, Run); 4] = [
+        ("engine", Scenario::run),
+        ("plugin", Scenario::run_ecs),
+        ("saved world", Scenario::run_through_scene),
+        ("server and client", Scenario::run_replicon),
+    ];
+    for (mode, run) in modes {
+        let (n, failures) = check("props", run);
+        // world cases settle in a world: the plain engine refuses them
+        let failures: Vec<_> = failures
+            .into_iter()
+            .filter(|f| !(mode == "engine" && f.contains("runs through the plugin")))
+            .collect();
+        assert_eq!(n, 15, "the 15 public cases with properties are here");
+        assert!(
+            failures.is_empty(),
+            "props through the {mode}:\n{}",
+            failures.join("\n")
+        );
+    }
+}
+
+/// Properties the format cannot hold make the scenario malformed: the
+/// error names the step and the key, and nothing runs.
+#[test]
+fn malformed_properties_name_the_step_and_the_key() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let adoption = std::fs::read_to_string(dir.join("props/props-append-per-kind.json")).unwrap();
+    let adoption: Value = serde_json::from_str(&adoption).unwrap();
+    let long = "x".repeat(257);
+    let many: serde_json::Map<String, Value> =
+        (0..17).map(|i| (format!("k{i}"), Value::from(i))).collect();
+    let bad: Vec<(Value, &str)> = vec![
+        (
+            serde_json::json!({"quality": {"a": 1}}),
+            "/steps/1/props/quality",
+        ),
+        (
+            serde_json::json!({"quality": [1]}),
+            "/steps/1/props/quality",
+        ),
+        (
+            serde_json::json!({"quality": null}),
+            "/steps/1/props/quality",
+        ),
+        (
+            serde_json::json!({"quality": 0.0000001}),
+            "/steps/1/props/quality",
+        ),
+        (
+            serde_json::json!({"quality": 1e16}),
+            "/steps/1/props/quality",
+        ),
+        (serde_json::json!({"note": long}), "/steps/1/props/note"),
+        (serde_json::json!({"Quality": 1}), "/steps/1/props/Quality"),
+        (Value::Object(many), "/steps/1/props"),
+        (serde_json::json!(3), "/steps/1/props"),
+    ];
+    for (props, at) in bad {
+        let scenario = serde_json::json!({
+            "adoption": adoption["adoption"],
+            "steps": [
+                {"op": "deliver", "item": "potion", "amount": 1},
+                {"op": "deliver", "item": "potion", "amount": 1, "props": props},
+            ],
+        });
+        let path = std::env::temp_dir().join(format!("bad-props-{}.json", std::process::id()));
+        std::fs::write(&path, serde_json::to_vec(&scenario).unwrap()).unwrap();
+        let err = Scenario::read(&path).expect_err("malformed properties are refused");
+        let _ = std::fs::remove_file(&path);
+        assert!(err.contains(at), "{props}: the error names {at}: {err}");
+    }
+}

@@ -42,7 +42,7 @@ fn the_scripted_day_ends_with_the_expected_backpack() {
         slot_table(backpack),
         "slot  item      amount\n\
          1     berries   20\n\
-         2     letter    1\n\
+         2     letter    1  {\"to\":\"the miller\"}\n\
          3     flint     1\n\
          4     flint     1\n"
     );
@@ -52,9 +52,27 @@ fn the_scripted_day_ends_with_the_expected_backpack() {
         has("backpack: 25 berries: 20 to slot 1, 5 to slot 2"),
         "{log:#?}"
     );
+    // the worn axe wears down with each use, in place, and breaks
+    assert!(
+        has(r#"chopped wood: backpack: 1 axe now {"durability":2} in slot 3"#),
+        "{log:#?}"
+    );
+    assert!(
+        has(r#"chopped wood: backpack: 1 axe now {"durability":1} in slot 3"#),
+        "{log:#?}"
+    );
+    assert!(
+        has("the axe broke: backpack: took 1 axe from slot 3"),
+        "{log:#?}"
+    );
+    assert!(
+        has(r#"backpack: 1 letter{"to":"the miller"}: 1 to slot 3"#),
+        "{log:#?}"
+    );
+    // the new axe keeps its durability on the ground
     assert!(
         has(
-            "strap torn to 4 slots: backpack: 1 axe from slot 7 dropped nearby, 1 axe from slot 3 dropped nearby"
+            r#"strap torn to 4 slots: backpack: 1 axe{"durability":40} from slot 6 dropped nearby"#
         ),
         "{log:#?}"
     );
@@ -67,7 +85,8 @@ fn the_scripted_day_ends_with_the_expected_backpack() {
         has("stash: "),
         "the tuning change forced the stash: {log:#?}"
     );
-    // the 391 berries and the two axes lie on the ground
+    // the 391 berries and the new axe, with its durability, lie on the
+    // ground; the worn one broke
     let mut p = app.world_mut().query::<&LoosePickup>();
     let ground: u32 = p
         .iter(app.world())
@@ -75,5 +94,10 @@ fn the_scripted_day_ends_with_the_expected_backpack() {
         .map(|p| p.amount)
         .sum();
     assert_eq!(ground, 391);
-    assert_eq!(p.iter(app.world()).filter(|p| p.item == "axe").count(), 2);
+    let axes: Vec<String> = p
+        .iter(app.world())
+        .filter(|p| p.item == "axe")
+        .map(|p| p.props.to_string())
+        .collect();
+    assert_eq!(axes, [r#"{"durability":40}"#]);
 }

@@ -258,7 +258,7 @@ fn check_state(c: &Contents) -> Result<(), String> {
         }
         size = size.plus(
             rules
-                .row(k.as_str())
+                .row(k.item.as_str())
                 .map_or(Decimal::ZERO, |r| r.size)
                 .times(v),
         );
@@ -703,6 +703,7 @@ fn resolve_req(src: &Contents, tgt: &Contents, r: &Req) -> TransferRequest {
     };
     TransferRequest {
         item: item.map(ItemType::from),
+        props: None,
         from_slot,
         to_slot: r.to.map(|p| resolve(tgt, p)),
         amount,
@@ -1128,6 +1129,7 @@ fn dry_run_agrees_with_delivery_and_transfer() {
                     &mut c.clone(),
                     &TransferRequest {
                         item: Some(item.into()),
+                        props: None,
                         from_slot: None,
                         to_slot: slot,
                         amount,
@@ -1311,4 +1313,183 @@ fn transfer_within_is_a_move() {
             "no transfer within a container moved"
         );
     }
+}
+
+// ---- items with properties (the guide's chapter on item properties) ----
+
+/// The properties the kind tests give items (canonical text).
+const KIND_PROPS: [&str; 4] = ["{}", r#"{"q":1}"#, r#"{"q":2}"#, r#"{"to":"Ilsa"}"#];
+
+fn kind_props(i: usize) -> bevy_container::props::Props {
+    bevy_container::props::Props::parse(KIND_PROPS[i % KIND_PROPS.len()]).expect("valid")
+}
+
+/// A request of the kind tests.
+#[derive(Clone, Debug)]
+enum KindOp {
+    Deliver(usize, usize, u32),
+    Take(usize, Option<usize>, u32, Option<u32>),
+    /// Slot, amount, new properties.
+    SetSlot(u32, Option<u32>, usize),
+    /// Type, its kind, amount, new properties (slotless).
+    SetHeld(usize, usize, Option<u32>, usize),
+    Move(u32, u32, Option<u32>),
+    Sort,
+    Resize(Option<u32>),
+    Within(u32, u32, Option<usize>, u32),
+}
+
+fn kind_op() -> impl Strategy<Value = KindOp> {
+    let k = 0..KIND_PROPS.len();
+    prop_oneof![
+        6 => (0..POOL.len(), k.clone(), 0u32..25).prop_map(|(t, p, a)| KindOp::Deliver(t, p, a)),
+        3 => (0..POOL.len(), proptest::option::of(k.clone()), 0u32..25, proptest::option::of(0u32..10))
+            .prop_map(|(t, p, a, s)| KindOp::Take(t, p, a, s)),
+        3 => (0u32..10, proptest::option::of(0u32..12), k.clone()).prop_map(|(s, a, p)| KindOp::SetSlot(s, a, p)),
+        2 => (0..POOL.len(), k.clone(), proptest::option::of(0u32..12), k.clone())
+            .prop_map(|(t, p, a, to)| KindOp::SetHeld(t, p, a, to)),
+        2 => (0u32..10, 0u32..10, proptest::option::of(0u32..8)).prop_map(|(f, t, a)| KindOp::Move(f, t, a)),
+        1 => Just(KindOp::Sort),
+        1 => proptest::option::of(1u32..10).prop_map(KindOp::Resize),
+        2 => (0u32..10, 0u32..10, proptest::option::of(k), 0u32..12)
+            .prop_map(|(f, t, p, a)| KindOp::Within(f, t, p, a)),
+    ]
+}
+
+/// What a container holds by kind label (`potion{"q":1}`).
+fn kind_totals(c: &Contents) -> BTreeMap<String, i128> {
+    c.kind_totals()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), i128::from(v)))
+        .collect()
+}
+
+/// Runs kind requests, keeping a book per kind: what was delivered, taken,
+/// forced out and moved between kinds by a change of properties. After
+/// every request the container holds exactly its book, kind by kind, so
+/// nothing ever merged across kinds; a change of properties keeps every
+/// type's count; a take of one kind takes only that kind.
+fn run_kinds(case: &Case, ops: &[KindOp]) -> Result<(), String> {
+    use bevy_container::contents::{Kind, PropsAt};
+    let mut c = build(case);
+    let mut book: BTreeMap<String, i128> = BTreeMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        let before_types = totals(&c);
+        match op {
+            KindOp::Deliver(t, p, a) => {
+                let props = kind_props(*p);
+                let d = c.deliver_kind(POOL[*t], &props, *a);
+                let label = Kind::new(POOL[*t], props).to_string();
+                add(&mut book, &label, i128::from(d.accepted));
+            }
+            KindOp::Take(t, p, a, s) => {
+                let asked = p.map(kind_props);
+                let taken = c.take_kind(POOL[*t], asked.as_ref(), *a, *s);
+                let kinds = taken.kinds();
+                if kinds.iter().map(|(_, n)| *n).sum::<u32>() != taken.taken {
+                    return Err(format!("step {i}: the portions add to the take: {taken:?}"));
+                }
+                for (props, n) in kinds {
+                    if asked.as_ref().is_some_and(|a| *a != props) {
+                        return Err(format!(
+                            "step {i}: a take of one kind took another: {taken:?}"
+                        ));
+                    }
+                    add(
+                        &mut book,
+                        &Kind::new(POOL[*t], props).to_string(),
+                        -i128::from(n),
+                    );
+                }
+            }
+            KindOp::SetSlot(..) | KindOp::SetHeld(..) => {
+                let (at, amount, to) = match op {
+                    KindOp::SetHeld(t, p, a, to) => (
+                        PropsAt::Held(Kind::new(POOL[*t], kind_props(*p))),
+                        *a,
+                        kind_props(*to),
+                    ),
+                    KindOp::SetSlot(s, a, p) => (PropsAt::Slot(*s), *a, kind_props(*p)),
+                    _ => continue,
+                };
+                let set = c.set_props(at, amount, to);
+                if let Some(item) = &set.item
+                    && set.changed > 0
+                {
+                    let n = i128::from(set.changed);
+                    add(
+                        &mut book,
+                        &Kind::new(item.clone(), set.from.clone()).to_string(),
+                        -n,
+                    );
+                    add(
+                        &mut book,
+                        &Kind::new(item.clone(), set.to.clone()).to_string(),
+                        n,
+                    );
+                }
+                if totals(&c) != before_types {
+                    return Err(format!(
+                        "step {i}: a change of properties changed a type's count: {set:?}"
+                    ));
+                }
+                if set.refused.is_some() && set.changed != 0 {
+                    return Err(format!("step {i}: a refused change changed items: {set:?}"));
+                }
+            }
+            KindOp::Move(f, t, a) => {
+                c.move_items(*f, *t, *a);
+            }
+            KindOp::Sort => {
+                c.sort(&[]);
+            }
+            KindOp::Resize(n) => {
+                let f = c.resize(*n, None);
+                for p in &f.portions {
+                    add(
+                        &mut book,
+                        &Kind::new(p.item.clone(), p.props.clone()).to_string(),
+                        -i128::from(p.amount),
+                    );
+                }
+            }
+            KindOp::Within(f, t, p, a) => {
+                let mut req = TransferRequest::from_slot(*f, *a).to_slot(*t);
+                req.props = p.map(kind_props);
+                c.transfer_within(&req);
+            }
+        }
+        check_state(&c).map_err(|e| format!("step {i} ({op:?}): {e}"))?;
+        if kind_totals(&c) != book {
+            return Err(format!(
+                "step {i} ({op:?}): held {:?}, the book says {book:?}",
+                kind_totals(&c)
+            ));
+        }
+        if matches!(op, KindOp::Move(..) | KindOp::Sort | KindOp::Within(..))
+            && totals(&c) != before_types
+        {
+            return Err(format!(
+                "step {i} ({op:?}): rearranging changed a type's count"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn kinds_never_merge_and_a_change_of_properties_keeps_every_types_count() {
+    let n = cases(1500);
+    runner(n)
+        .run(
+            &(
+                case_with(Just(Vec::new())),
+                proptest::collection::vec(kind_op(), 1..50),
+            ),
+            |(case, ops)| {
+                run_kinds(&case, &ops).map_err(TestCaseError::fail)?;
+                Ok(())
+            },
+        )
+        .unwrap();
 }

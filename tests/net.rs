@@ -24,6 +24,7 @@ use bevy_container::net::{
     PendingRequests, Refusal, RemoteRequest, RequestAnswered, RequestsPerTick, Role,
 };
 use bevy_container::plugin::*;
+use bevy_container::props::Props;
 use bevy_container::save::SavedContents;
 use bevy_replicon::prelude::*;
 use bevy_replicon::shared::server_entity_map::ServerEntityMap;
@@ -314,6 +315,7 @@ fn forged_requests_are_refused_with_a_reason_and_create_nothing() {
     let take = |container, item: &str, amount, slot| RemoteRequest::Take {
         container,
         item: item.into(),
+        props: None,
         amount,
         slot,
     };
@@ -720,6 +722,121 @@ fn malformed_bytes_from_a_client_are_dropped_and_change_nothing() {
     assert_eq!(g.answers().len(), 1);
 }
 
+/// A postcard varint, as replicon's wire writes lengths.
+fn varint(mut n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let byte = (n & 0x7F) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            return out;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+#[test]
+fn forged_properties_from_a_client_are_dropped_and_change_nothing() {
+    let mut g = Game::new();
+    let before = g.totals();
+    let chest = g.seen_by(0, g.chest).expect("seen");
+    // a legitimate take of one kind: its properties travel as their text
+    let kind = Props::new([("q", 1)]).expect("valid");
+    g.send(0, Take::new(chest, "arrow", 5).of_kind(kind.clone()));
+    g.clients[0].update();
+    let sent: Vec<(usize, Vec<u8>)> = g.clients[0]
+        .world_mut()
+        .resource_mut::<ClientMessages>()
+        .drain_sent()
+        .map(|(channel, bytes)| (channel, bytes.to_vec()))
+        .collect();
+    let channel = g.clients[0]
+        .world()
+        .resource::<bevy_replicon::shared::message::registry::RemoteMessageRegistry>()
+        .client_message_channel::<ClientRequest>()
+        .expect("registered");
+    let (_, take) = sent
+        .iter()
+        .find(|(c, _)| *c == channel)
+        .cloned()
+        .expect("the take was sent");
+    let text = kind.canonical().as_bytes();
+    let at = take
+        .windows(text.len())
+        .position(|w| w == text)
+        .expect("the properties are in the message as their text");
+    assert_eq!(take[at - 1] as usize, text.len(), "a length, then the text");
+    let forge = |props: &str| {
+        let mut bytes = take[..at - 1].to_vec();
+        bytes.extend(varint(props.len()));
+        bytes.extend(props.as_bytes());
+        bytes.extend(&take[at + text.len()..]);
+        bytes
+    };
+    let many_keys = format!(
+        "{{{}}}",
+        (0..10_000)
+            .map(|i| format!("\"k{i}\":{i}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let seventeen = format!(
+        "{{{}}}",
+        (0..17)
+            .map(|i| format!("\"k{i}\":{i}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let long_text = format!("{{\"note\":\"{}\"}}", "x".repeat(300));
+    let huge = format!("{{\"note\":\"{}\"}}", "x".repeat(1 << 20));
+    let deep = format!("{}1{}", "{\"a\":".repeat(5000), "}".repeat(5000));
+    let forged = [
+        many_keys.as_str(),
+        seventeen.as_str(),
+        long_text.as_str(),
+        huge.as_str(),
+        deep.as_str(),
+        r#"{"a":{"b":1}}"#,
+        r#"{"a":[1,2]}"#,
+        r#"{"a":null}"#,
+        r#"{"Bad Key":1}"#,
+        r#"{"a":1e400}"#,
+        r#"{"a":0.0000001}"#,
+        r#"{"a":1,"a":2}"#,
+        r#"{"a":"\ud800"}"#,
+        "{",
+        "",
+    ];
+    let client = g.client_entity(0);
+    for props in forged {
+        g.server
+            .world_mut()
+            .resource_mut::<ServerMessages>()
+            .insert_received(client, channel, forge(props));
+    }
+    g.server.update();
+    assert!(
+        g.answers().is_empty(),
+        "no forged properties decode, nothing is answered"
+    );
+    assert_eq!(g.totals(), before, "nothing taken, nothing created");
+    // the well-formed take still reads, and the connection works
+    g.server
+        .world_mut()
+        .resource_mut::<ServerMessages>()
+        .insert_received(client, channel, forge(kind.canonical()));
+    g.server.update();
+    assert_eq!(
+        g.answers().len(),
+        1,
+        "the same bytes, unforged, are answered"
+    );
+    g.send(0, Take::new(chest, "arrow", 5));
+    g.exchange();
+    assert_eq!(g.answers().len(), 1, "the connection keeps working");
+}
+
 #[test]
 fn a_drop_that_would_swap_needs_the_reverse_permissions_too() {
     let mut g = Game::new();
@@ -785,6 +902,7 @@ fn a_client_that_is_not_authorized_acts_on_nothing() {
             request: RemoteRequest::Take {
                 container: g.chest,
                 item: "arrow".into(),
+                props: None,
                 amount: 5,
                 slot: None,
             },

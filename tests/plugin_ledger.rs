@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use bevy::ecs::system::RunSystemOnce;
 use bevy::prelude::*;
 use bevy_container::adoption::{Adoption, Tuning, ValueSource};
-use bevy_container::contents::{Cause, ItemType, TransferRequest};
+use bevy_container::contents::{Cause, ItemType, Kind, Props, PropsAt, TransferRequest};
 use bevy_container::decimal::Decimal;
 use bevy_container::plugin::*;
 use bevy_container::save::SavedContents;
@@ -23,6 +23,24 @@ use common::*;
 use serde_json::json;
 
 const ITEMS: [&str; 5] = ["berries", "axe", "gem", "letter", "flint"];
+
+/// The properties items of the ledger carry (canonical text; `{}` is
+/// plain): a few kinds per type, so stacks of one type and other kinds
+/// meet in every container.
+const PROPS: [&str; 4] = ["{}", r#"{"q":1}"#, r#"{"q":2}"#, r#"{"to":"Ilsa"}"#];
+
+/// A random kind's properties: plain half the time.
+fn random_props(rng: &mut Rng) -> Props {
+    if rng.below(2) == 0 {
+        return Props::EMPTY;
+    }
+    Props::parse(PROPS[rng.below(PROPS.len())]).expect("the ledger's properties are valid")
+}
+
+/// A kind's label (`axe{"q":1}`): the ledger's books are kept per kind.
+fn label(item: &ItemType, props: &Props) -> String {
+    Kind::new(item.clone(), props.clone()).to_string()
+}
 
 fn adoptions() -> Vec<Adoption> {
     let mut seed = seed();
@@ -93,10 +111,10 @@ fn adoptions() -> Vec<Adoption> {
 #[derive(Debug)]
 struct Despawned {
     container: Entity,
-    /// `ContainerContents::engine().totals()`, by type.
+    /// What its engine held, by kind.
     totals: BTreeMap<String, i128>,
-    /// Every stack, in slot order (slotless: by type).
-    stacks: Vec<(ItemType, u32)>,
+    /// Every stack, in slot order (slotless: in kind order).
+    stacks: Vec<(Kind, u32)>,
 }
 
 /// What the transfers did, over the whole run.
@@ -121,6 +139,9 @@ struct Books {
     seen_transferred: usize,
     seen_spilled: usize,
     seen_left: usize,
+    seen_props: usize,
+    /// Items whose properties changed, over the run.
+    props_changed: u64,
     /// Despawns under `DespawnPolicy::Spill` (or none) awaiting their
     /// `ContainerSpilled`, in despawn order.
     spills: VecDeque<Despawned>,
@@ -158,11 +179,11 @@ fn add(map: &mut BTreeMap<String, i128>, k: &str, n: i128) {
     }
 }
 
-/// Stacks summed by type (zeros dropped).
-fn tally(stacks: impl IntoIterator<Item = (ItemType, u64)>) -> BTreeMap<String, i128> {
+/// Stacks summed by kind (zeros dropped).
+fn tally(stacks: impl IntoIterator<Item = (Kind, u64)>) -> BTreeMap<String, i128> {
     let mut out = BTreeMap::new();
     for (k, n) in stacks {
-        add(&mut out, k.as_str(), i128::from(n));
+        add(&mut out, &k.to_string(), i128::from(n));
     }
     out.retain(|_, v| *v != 0);
     out
@@ -229,36 +250,92 @@ fn check_transfer(t: &ItemsTransferred, count: &mut TransferTally) {
 fn account(app: &App, books: &mut Books, picked: &BTreeSet<Entity>) {
     let seen = app.world().resource::<Seen>();
     for d in &seen.delivered[books.seen_delivered..] {
-        let item = d.outcome.item.as_str();
+        let kind = label(&d.outcome.item, &d.outcome.props);
         if !d.sender.is_some_and(|s| picked.contains(&s)) {
-            add(&mut books.injected, item, i128::from(d.outcome.offered));
+            add(&mut books.injected, &kind, i128::from(d.outcome.offered));
         }
         for s in &d.settled {
             match s {
-                Settled::Caller { amount, .. } | Settled::Destroyed { amount, .. } => {
-                    add(&mut books.gone, item, i128::from(*amount))
+                Settled::Caller {
+                    item,
+                    props,
+                    amount,
+                    ..
                 }
-                _ => {}
+                | Settled::Destroyed {
+                    item,
+                    props,
+                    amount,
+                } => {
+                    assert_eq!(
+                        label(item, props),
+                        kind,
+                        "what settles is of the kind delivered"
+                    );
+                    add(&mut books.gone, &kind, i128::from(*amount))
+                }
+                Settled::Pickup { item, props, .. } | Settled::Container { item, props, .. } => {
+                    assert_eq!(
+                        label(item, props),
+                        kind,
+                        "what settles is of the kind delivered"
+                    );
+                }
             }
         }
     }
     books.seen_delivered = seen.delivered.len();
     for t in &seen.taken[books.seen_taken..] {
-        add(
-            &mut books.gone,
-            t.outcome.item.as_str(),
-            i128::from(t.outcome.taken),
+        let kinds = t.outcome.kinds();
+        assert_eq!(
+            kinds.iter().map(|(_, n)| u64::from(*n)).sum::<u64>(),
+            u64::from(t.outcome.taken),
+            "a take lists every portion it took: {t:?}"
         );
+        for (props, n) in kinds {
+            if let Some(asked) = &t.outcome.props {
+                assert_eq!(*asked, props, "a take of one kind takes that kind: {t:?}");
+            }
+            add(
+                &mut books.gone,
+                &label(&t.outcome.item, &props),
+                i128::from(n),
+            );
+        }
     }
     books.seen_taken = seen.taken.len();
     for f in &seen.forced[books.seen_forced..] {
         for s in &f.settled {
-            if let Settled::Destroyed { item, amount } = s {
-                add(&mut books.gone, item.as_str(), i128::from(*amount));
+            if let Settled::Destroyed {
+                item,
+                props,
+                amount,
+            } = s
+            {
+                add(&mut books.gone, &label(item, props), i128::from(*amount));
             }
         }
     }
     books.seen_forced = seen.forced.len();
+    // a change of properties: those items leave one kind for another
+    for p in &seen.props_changed[books.seen_props..] {
+        let o = &p.outcome;
+        if o.changed > 0 {
+            let item = o.item.as_ref().expect("changed items have a type");
+            add(
+                &mut books.gone,
+                &label(item, &o.from),
+                i128::from(o.changed),
+            );
+            add(
+                &mut books.injected,
+                &label(item, &o.to),
+                i128::from(o.changed),
+            );
+            books.props_changed += u64::from(o.changed);
+        }
+    }
+    books.seen_props = seen.props_changed.len();
     // transfers: items change containers, the books do not change
     for t in &seen.transferred[books.seen_transferred..] {
         check_transfer(t, &mut books.transfers);
@@ -276,9 +353,12 @@ fn account(app: &App, books: &mut Books, picked: &BTreeSet<Entity>) {
         let mut spilled = BTreeMap::new();
         for x in &s.settled {
             match x {
-                Settled::Pickup { item, amount, .. } => {
-                    add(&mut spilled, item.as_str(), i128::from(*amount))
-                }
+                Settled::Pickup {
+                    item,
+                    props,
+                    amount,
+                    ..
+                } => add(&mut spilled, &label(item, props), i128::from(*amount)),
                 other => panic!("a spill lies on the ground, not {other:?}"),
             }
         }
@@ -312,8 +392,8 @@ fn account(app: &App, books: &mut Books, picked: &BTreeSet<Entity>) {
             "{} lists every stack, in slot order",
             d.container
         );
-        for (item, n) in &l.contents {
-            add(&mut books.gone, item.as_str(), i128::from(*n));
+        for (kind, n) in &l.contents {
+            add(&mut books.gone, &kind.to_string(), i128::from(*n));
         }
     }
     books.seen_left = left.0.len();
@@ -331,12 +411,19 @@ fn world_totals(app: &mut App) -> BTreeMap<String, i128> {
         if let Some(e) = c.engine() {
             if e.rules().has_slots() {
                 let mirror = c.slots();
-                let same = mirror.len() == e.slots().count()
-                    && mirror.iter().zip(e.slots()).all(|(m, s)| match (m, s) {
-                        (None, None) => true,
-                        (Some((k, n)), Some(s)) => k.as_str() == s.item.as_str() && *n == s.amount,
-                        _ => false,
-                    });
+                let same =
+                    mirror.len() == e.slots().count()
+                        && mirror.iter().zip(e.slots()).enumerate().all(|(i, (m, s))| {
+                            match (m, s) {
+                                (None, None) => true,
+                                (Some((k, n)), Some(s)) => {
+                                    k.as_str() == s.item.as_str()
+                                        && *n == s.amount
+                                        && *c.props(i) == s.props
+                                }
+                                _ => false,
+                            }
+                        });
                 if !same {
                     let engine_view: Vec<Option<(String, u32)>> = e
                         .slots()
@@ -349,14 +436,24 @@ fn world_totals(app: &mut App) -> BTreeMap<String, i128> {
                     );
                 }
             }
-            for (k, v) in e.totals() {
-                add(&mut out, k.as_str(), i128::from(v));
+            for (k, v) in e.kind_totals() {
+                add(&mut out, &k.to_string(), i128::from(v));
+            }
+            // no stack holds two kinds, and no two stacks of one kind
+            // could have merged where a kind's limit left room: a stack's
+            // kind is whole
+            for s in e.slots().flatten() {
+                assert!(s.amount > 0, "a stack holds at least one item");
             }
         }
     }
     let mut p = app.world_mut().query::<&LoosePickup>();
     for pk in p.iter(app.world()) {
-        add(&mut out, &pk.item, i128::from(pk.amount));
+        add(
+            &mut out,
+            &label(&ItemType::from(pk.item.as_str()), &pk.props),
+            i128::from(pk.amount),
+        );
     }
     out.retain(|_, v| *v != 0);
     out
@@ -389,14 +486,14 @@ fn before_despawn(w: &World, c: Entity, books: &mut Books) {
     let Some(e) = w.get::<ContainerContents>(c).and_then(|cc| cc.engine()) else {
         return;
     };
-    let totals = tally(e.totals());
+    let totals = tally(e.kind_totals());
     if totals.is_empty() {
         return;
     }
-    let stacks: Vec<(ItemType, u32)> = e
+    let stacks: Vec<(Kind, u32)> = e
         .slots()
         .flatten()
-        .map(|s| (s.item.clone(), s.amount))
+        .map(|s| (Kind::new(s.item.clone(), s.props.clone()), s.amount))
         .chain(e.holdings().map(|(k, n)| (k.clone(), n)))
         .collect();
     let d = Despawned {
@@ -416,6 +513,7 @@ fn before_despawn(w: &World, c: Entity, books: &mut Books) {
 /// more than any container holds.
 fn random_transfer(rng: &mut Rng, from: Entity, to: Entity) -> Transfer {
     let item = (rng.below(3) > 0).then(|| ItemType::from(ITEMS[rng.below(ITEMS.len())]));
+    let props = (rng.below(3) == 0).then(|| random_props(rng));
     let from_slot = (rng.below(2) == 0).then(|| rng.below(13) as u32);
     let to_slot = (rng.below(2) == 0).then(|| rng.below(13) as u32);
     let amount = match rng.below(20) {
@@ -428,6 +526,7 @@ fn random_transfer(rng: &mut Rng, from: Entity, to: Entity) -> Transfer {
         to,
         request: TransferRequest {
             item,
+            props,
             from_slot,
             to_slot,
             amount,
@@ -466,12 +565,12 @@ fn save_and_restore(
                 .enumerate()
                 .filter_map(|(i, s)| s.map(|s| (i as u32, s.item.to_string(), s.amount)))
                 .collect();
-            let held: Vec<(String, u32)> = e.holdings().map(|(k, n)| (k.to_string(), n)).collect();
+            let held: Vec<(Kind, u32)> = e.holdings().map(|(k, n)| (k.clone(), n)).collect();
             for (slot, item, n) in slots {
                 let _ = cs.take(target, &item, n, Some(slot));
             }
-            for (item, n) in held {
-                let _ = cs.take(target, &item, n, None);
+            for (kind, n) in held {
+                let _ = cs.take_kind(target, kind.item.as_str(), Some(&kind.props), n, None);
             }
         }
         cs.load(target, &save).map(|_| save.clone())
@@ -479,7 +578,8 @@ fn save_and_restore(
     if let Ok(Ok(save)) = loaded {
         *loads += 1;
         for s in save.slots.iter().flatten().chain(&save.holdings) {
-            add(&mut books.injected, &s.item, i128::from(s.amount));
+            let kind = label(&ItemType::from(s.item.as_str()), &s.props);
+            add(&mut books.injected, &kind, i128::from(s.amount));
         }
     }
 }
@@ -555,6 +655,7 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                     w.write_message(ContainerRequest::from(Deliver {
                         container: c,
                         item: item.into(),
+                        props: random_props(&mut rng),
                         amount,
                         sender,
                     }));
@@ -576,13 +677,46 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
                         requests += 1;
                     }
                 }
-                30..=44 => {
+                30..=40 => {
                     let slot = (rng.below(3) == 0).then(|| rng.below(12) as u32);
+                    let props = (rng.below(3) == 0).then(|| random_props(&mut rng));
                     w.write_message(ContainerRequest::from(Take {
                         container: c,
                         item: item.into(),
+                        props,
                         amount: rng.below(30) as u32,
                         slot,
+                    }));
+                    requests += 1;
+                }
+                41..=44 => {
+                    // a change of properties: a slot's stack, or (slotless)
+                    // one kind's holding; whole or part
+                    // mostly a slot that holds a stack
+                    let occupied: Vec<u32> = w
+                        .get::<ContainerContents>(c)
+                        .and_then(ContainerContents::engine)
+                        .map(|e| {
+                            e.slots()
+                                .enumerate()
+                                .filter_map(|(i, s)| s.map(|_| i as u32))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let at = match rng.below(8) {
+                        0 | 1 => PropsAt::Held(Kind::new(item.as_str(), random_props(&mut rng))),
+                        2 => PropsAt::Slot(rng.below(12) as u32),
+                        _ if !occupied.is_empty() => {
+                            PropsAt::Slot(occupied[rng.below(occupied.len())])
+                        }
+                        _ => PropsAt::Slot(rng.below(12) as u32),
+                    };
+                    let amount = (rng.below(2) == 0).then(|| rng.below(25) as u32);
+                    w.write_message(ContainerRequest::from(SetProps {
+                        container: c,
+                        at,
+                        amount,
+                        to: random_props(&mut rng),
                     }));
                     requests += 1;
                 }
@@ -714,6 +848,20 @@ fn the_ledger_balances_through_thousands_of_requests_reloads_and_despawns() {
     );
     assert!(loads > 5, "saves were loaded back ({loads})");
     assert!(
+        books.props_changed > 100
+            && seen
+                .props_changed
+                .iter()
+                .any(|p| p.outcome.refused.is_some()),
+        "properties changed ({} items) and changes were refused",
+        books.props_changed
+    );
+    assert!(
+        seen.taken.iter().any(|t| t.outcome.kinds().len() > 1
+            && t.outcome.kinds().windows(2).any(|w| w[0].0 != w[1].0)),
+        "a take drew several kinds of one type"
+    );
+    assert!(
         seen.rejected
             .iter()
             .any(|r| r.message.contains("no-such-key")),
@@ -761,6 +909,7 @@ enum Answer {
     Transferred(ItemsTransferred),
     ForcedOut(ItemsForcedOut),
     Rearranged(ContainerRearranged),
+    PropsChanged(PropsChanged),
     Unanswered(RequestUnanswered),
 }
 
@@ -772,6 +921,7 @@ impl Answer {
             Answer::Transferred(_) => "transferred",
             Answer::ForcedOut(_) => "forced out",
             Answer::Rearranged(_) => "rearranged",
+            Answer::PropsChanged(_) => "properties changed",
             Answer::Unanswered(_) => "unanswered",
         }
     }
@@ -799,6 +949,9 @@ fn listen(app: &mut App) {
         })
         .add_observer(|e: On<ContainerRearranged>, mut a: ResMut<Answers>| {
             a.0.push(Answer::Rearranged(e.event().clone()));
+        })
+        .add_observer(|e: On<PropsChanged>, mut a: ResMut<Answers>| {
+            a.0.push(Answer::PropsChanged(e.event().clone()));
         })
         .add_observer(|e: On<RequestUnanswered>, mut a: ResMut<Answers>| {
             a.0.push(Answer::Unanswered(e.event().clone()));
@@ -874,7 +1027,7 @@ fn mixed_request(
 ) -> ContainerRequest {
     let c = cs[rng.below(cs.len())];
     let item = ItemType::from(ITEMS[rng.below(ITEMS.len())]);
-    let kind = if filling { 0 } else { rng.below(20) };
+    let kind = if filling { 0 } else { rng.below(22) };
     match kind {
         0..=5 => {
             let sender = match rng.below(5) {
@@ -886,6 +1039,7 @@ fn mixed_request(
             Deliver {
                 container: c,
                 item,
+                props: random_props(rng),
                 amount,
                 sender,
             }
@@ -894,9 +1048,11 @@ fn mixed_request(
         6..=8 => {
             let amount = rng.below(20) as u32;
             let slot = (rng.below(3) == 0).then(|| rng.below(12) as u32);
+            let props = (rng.below(3) == 0).then(|| random_props(rng));
             Take {
                 container: c,
                 item,
+                props,
                 amount,
                 slot,
             }
@@ -939,9 +1095,25 @@ fn mixed_request(
             .into()
         }
         18 => EmptyForGoneOwner { container: c }.into(),
+        19 | 20 => {
+            let at = if rng.below(4) == 0 {
+                PropsAt::Held(Kind::new(item, random_props(rng)))
+            } else {
+                PropsAt::Slot(rng.below(12) as u32)
+            };
+            let amount = (rng.below(2) == 0).then(|| rng.below(20) as u32);
+            SetProps {
+                container: c,
+                at,
+                amount,
+                to: random_props(rng),
+            }
+            .into()
+        }
         _ => Take {
             container: bystander,
             item,
+            props: None,
             amount: 1,
             slot: None,
         }
@@ -960,6 +1132,7 @@ fn named(r: &ContainerRequest) -> Vec<Entity> {
         ContainerRequest::Sort(r) => vec![r.container],
         ContainerRequest::Resize(r) => vec![r.container],
         ContainerRequest::EmptyForGoneOwner(r) => vec![r.container],
+        ContainerRequest::SetProps(r) => vec![r.container],
     }
 }
 
@@ -972,6 +1145,7 @@ fn answers_request(request: &ContainerRequest, answer: &Answer) -> bool {
             d.container == r.container
                 && d.sender == r.sender
                 && d.outcome.item == r.item
+                && d.outcome.props == r.props
                 && d.outcome.offered == r.amount
         }
         (ContainerRequest::PickUp(r), Answer::Delivered(d)) => {
@@ -993,6 +1167,9 @@ fn answers_request(request: &ContainerRequest, answer: &Answer) -> bool {
         }
         (ContainerRequest::EmptyForGoneOwner(r), Answer::ForcedOut(f)) => {
             f.container == r.container && f.outcome.cause == Cause::OwnerGone
+        }
+        (ContainerRequest::SetProps(r), Answer::PropsChanged(p)) => {
+            p.container == r.container && p.outcome.to == r.to
         }
         _ => false,
     }

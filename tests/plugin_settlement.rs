@@ -41,6 +41,7 @@ fn left_where_it_is_becomes_a_pickup_beside_the_container() {
         vec![Settled::Pickup {
             pickup: p[0].0,
             item: "arrow".into(),
+            props: Default::default(),
             amount: 3
         }]
     );
@@ -54,6 +55,7 @@ fn picking_up_leaves_the_rest_in_the_pickup_and_a_whole_pickup_despawns() {
         .world_mut()
         .spawn(LoosePickup {
             item: "arrow".into(),
+            props: Default::default(),
             amount: 8,
         })
         .id();
@@ -71,6 +73,7 @@ fn picking_up_leaves_the_rest_in_the_pickup_and_a_whole_pickup_despawns() {
         Take {
             container: bag,
             item: "arrow".into(),
+            props: None,
             amount: 5,
             slot: None,
         },
@@ -110,10 +113,12 @@ fn another_store_delivers_under_the_stores_rules() {
             Settled::Container {
                 container: stash,
                 item: "arrow".into(),
+                props: Default::default(),
                 amount: 20
             },
             Settled::Destroyed {
                 item: "arrow".into(),
+                props: Default::default(),
                 amount: 5
             },
         ]
@@ -207,6 +212,7 @@ fn back_to_a_sending_container_redelivers_there() {
         vec![Settled::Container {
             container: chest,
             item: "arrow".into(),
+            props: Default::default(),
             amount: 4
         }]
     );
@@ -223,6 +229,7 @@ fn a_sender_that_is_not_a_container_keeps_the_rest() {
         vec![Settled::Caller {
             sender: Some(player),
             item: "arrow".into(),
+            props: Default::default(),
             amount: 4
         }]
     );
@@ -238,6 +245,7 @@ fn destroyed_leftovers_are_reported() {
         out.settled,
         vec![Settled::Destroyed {
             item: "arrow".into(),
+            props: Default::default(),
             amount: 4
         }]
     );
@@ -330,6 +338,7 @@ fn a_request_to_a_non_container_is_unanswered_and_moves_nothing() {
         .world_mut()
         .spawn(LoosePickup {
             item: "arrow".into(),
+            props: Default::default(),
             amount: 3,
         })
         .id();

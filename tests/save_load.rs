@@ -406,3 +406,102 @@ mod plugin {
         assert!(common::slots(&app, third).iter().all(Option::is_none));
     }
 }
+
+/// Saves written by the code before item properties existed (commit
+/// 306a5a1, `tests/fixtures/save-before-props.*`): they load as plain
+/// items, exactly, and a plain container saves to the same text again.
+#[test]
+fn a_save_written_before_properties_loads_as_plain_items() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let bytes =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/backpack.adoption.json"))
+            .unwrap();
+    let id = AdoptionId::of("backpack.adoption.json", &bytes);
+    let a = adoption::read(&bytes, Format::Json, Default::default()).unwrap();
+    let rules = Arc::new(Rules::compile(&a, &Tuning::default()).unwrap());
+    for (file, format) in [
+        ("save-before-props.json", Format::Json),
+        ("save-before-props.ron", Format::Ron),
+    ] {
+        let text = std::fs::read(dir.join(file)).unwrap();
+        let saved = SavedContents::read(&text, format).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let loaded = Contents::load(rules.clone(), None, &saved, &id).unwrap();
+        assert!(!loaded.adoption_changed, "{file}");
+        let c = loaded.contents;
+        let view: Vec<Option<(String, u32, String)>> = c
+            .slots()
+            .take(5)
+            .map(|s| s.map(|s| (s.item.to_string(), s.amount, s.props.to_string())))
+            .collect();
+        let plain = |i: &str, n| Some((i.to_string(), n, "{}".to_string()));
+        assert_eq!(
+            view,
+            [
+                plain("berries", 20),
+                plain("berries", 2),
+                plain("axe", 1),
+                plain("letter", 1),
+                None
+            ],
+            "{file}"
+        );
+        assert_eq!(c.kind_totals().len(), 3, "three plain kinds: {file}");
+        if format == Format::Json {
+            let again = c.save(&id).to_json();
+            assert_eq!(
+                again.trim(),
+                String::from_utf8(text).unwrap().trim(),
+                "a plain container saves as before"
+            );
+        }
+    }
+}
+
+/// Properties in a save: written as their canonical text, read back
+/// exactly; a stack's properties that do not read are reported with their
+/// path and the key.
+#[test]
+fn properties_round_trip_through_a_save_and_bad_ones_name_their_path() {
+    use bevy_container::contents::Props;
+    let (rules, id) = compile(&seed_json());
+    let mut c = Contents::new(rules.clone());
+    let big = Props::new([("gold", bevy_container::props::PropNumber::from(7))])
+        .unwrap()
+        .with("note", "Ilsa's \"letter\" — sealed")
+        .unwrap();
+    let exact: Props = Props::parse(r#"{"weight":123456789012345.123456}"#).unwrap();
+    c.deliver_kind("axe", &big, 1);
+    c.deliver_kind("axe", &exact, 1);
+    for text in [c.save(&id).to_json(), c.save(&id).to_ron()] {
+        let format = if text.trim_start().starts_with('{') {
+            Format::Json
+        } else {
+            Format::Ron
+        };
+        let saved = SavedContents::read(text.as_bytes(), format).unwrap();
+        let back = Contents::load(rules.clone(), None, &saved, &id)
+            .unwrap()
+            .contents;
+        assert_eq!(back.count_kind("axe", &big), 1, "{text}");
+        assert_eq!(
+            back.count_kind("axe", &exact),
+            1,
+            "exact to the millionth: {text}"
+        );
+        assert_eq!(back.save(&id).to_json(), c.save(&id).to_json());
+    }
+    let text = c
+        .save(&id)
+        .to_json()
+        .replace(r#"{\"weight\""#, r#"{\"Weight\""#);
+    let err = SavedContents::read(text.as_bytes(), Format::Json).unwrap_err();
+    let problem = err.problems.first().expect("a problem");
+    assert_eq!(problem.path, "/slots/1/props", "{err}");
+    assert!(err.to_string().contains("Weight"), "{err}");
+    let text = c.save(&id).to_json().replace("\"props\"", "\"propz\"");
+    let err = SavedContents::read(text.as_bytes(), Format::Json).unwrap_err();
+    assert!(
+        err.to_string().contains("propz"),
+        "an unknown field of a stack: {err}"
+    );
+}

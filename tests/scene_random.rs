@@ -351,6 +351,7 @@ fn build_world(rng: &mut Rng, seed: u64) -> Built {
     let at = Vec3::new(rng.below(200) as f32, rng.below(200) as f32, 0.0);
     let pickup = LoosePickup {
         item: ITEMS[rng.below(ITEMS.len())].into(),
+        props: Default::default(),
         amount: 1 + rng.below(9) as u32,
     };
     app.world_mut()
@@ -679,6 +680,7 @@ fn random_transfer(rng: &mut Rng, from: Entity, to: Entity) -> Transfer {
         to,
         request: TransferRequest {
             item,
+            props: None,
             from_slot,
             to_slot,
             amount,
@@ -709,6 +711,7 @@ fn random_request(
             Deliver {
                 container: c,
                 item,
+                props: Default::default(),
                 amount,
                 sender,
             }
@@ -720,6 +723,7 @@ fn random_request(
             Take {
                 container: c,
                 item,
+                props: None,
                 amount,
                 slot,
             }
@@ -791,6 +795,7 @@ fn in_b(r: &ContainerRequest, to_b: &EntityHashMap<Entity>, seed: u64) -> Contai
             p.pickup = m(p.pickup);
         }
         ContainerRequest::Take(x) => x.container = m(x.container),
+        ContainerRequest::SetProps(x) => x.container = m(x.container),
         ContainerRequest::Transfer(x) => {
             x.from = m(x.from);
             x.to = m(x.to);

@@ -139,6 +139,7 @@ fn filled_world() -> (App, [Entity; 4]) {
     app.world_mut().spawn((
         LoosePickup {
             item: "axe".into(),
+            props: Default::default(),
             amount: 1,
         },
         Transform::from_xyz(-3.0, 0.0, 0.0),
@@ -476,6 +477,7 @@ fn bad_scene_data_loads_nothing() {
     let named = format!("entity {} (as saved)", bag.to_bits());
     a.world_mut().spawn(LoosePickup {
         item: "axe".into(),
+        props: Default::default(),
         amount: 1,
     });
     let text = scene::save_containers(a.world_mut()).expect("the world saves");
@@ -687,4 +689,72 @@ fn a_seed_backpack_saved_and_loaded_under_four_slots_forces_out_what_section_6_s
         [one_axe.clone(), one_axe],
         "the two axes lie nearby"
     );
+}
+
+/// A scene written before item properties existed (commit 306a5a1,
+/// `tests/fixtures/scene-before-props.ron`): its containers and pickups
+/// load as plain items.
+#[test]
+fn a_scene_written_before_properties_loads_as_plain_items() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/scene-before-props.ron"
+    ))
+    .unwrap();
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        common::crate_assets(),
+        ContainerPlugin::default(),
+    ));
+    let map = scene::load_containers(app.world_mut(), &text).expect("the old scene loads");
+    assert_eq!(map.len(), 2, "a container and a pickup");
+    let mut ready = false;
+    for _ in 0..2000 {
+        app.update();
+        let mut q = app.world_mut().query::<&ContainerContents>();
+        if q.iter(app.world()).any(ContainerContents::is_ready) {
+            ready = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert!(ready, "the adoption loaded and the contents attached");
+    let mut q = app.world_mut().query::<&ContainerContents>();
+    let c = q.single(app.world()).unwrap();
+    assert_eq!(c.slots()[0], Some(("berries".to_string(), 7)));
+    assert!(c.props(0).is_empty());
+    assert_eq!(c.count_kind("berries", &Default::default()), 7);
+    let mut p = app.world_mut().query::<&LoosePickup>();
+    let pickups: Vec<(String, u32, bool)> = p
+        .iter(app.world())
+        .map(|p| (p.item.clone(), p.amount, p.props.is_empty()))
+        .collect();
+    assert_eq!(pickups, [("axe".to_string(), 1, true)]);
+}
+
+/// A pickup's and a stack's properties survive a scene round trip.
+#[test]
+fn properties_survive_a_saved_world() {
+    use bevy_container::contents::Props;
+    let worn = Props::new([("durability", 37)]).unwrap();
+    let mut a = game(&[(BAG, seed())]);
+    let bag = a.world_mut().spawn(Container::new(handle(BAG))).id();
+    a.update();
+    send(&mut a, Deliver::new(bag, "axe", 1).with_props(worn.clone()));
+    a.world_mut().spawn(LoosePickup {
+        item: "axe".into(),
+        props: worn.clone(),
+        amount: 1,
+    });
+    a.update();
+    let text = scene::save_containers(a.world_mut()).expect("saves");
+    assert!(text.contains("durability"), "{text}");
+    let (mut b, _) = reload(&text, &[(BAG, seed())]);
+    let mut q = b.world_mut().query::<&ContainerContents>();
+    let c = q.single(b.world()).unwrap();
+    assert_eq!(c.count_kind("axe", &worn), 1);
+    let mut p = b.world_mut().query::<&LoosePickup>();
+    let props: Vec<Props> = p.iter(b.world()).map(|p| p.props.clone()).collect();
+    assert_eq!(props, [worn]);
 }

@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 
 use bevy::prelude::*;
 use bevy_container::adoption::Adoption;
-use bevy_container::contents::{ItemType, Landings, Reason, Swapped, TransferRequest, Transferred};
+use bevy_container::contents::{
+    ItemType, Kind, Landings, Reason, Swapped, TransferRequest, Transferred,
+};
 use bevy_container::plugin::*;
 use common::*;
 use serde_json::json;
@@ -165,6 +167,7 @@ fn a_whole_stack_dropped_on_another_type_swaps_and_a_partial_one_is_refused() {
     assert_eq!(tally(&t), (20, 0, None));
     let axe = Swapped {
         item: "axe".into(),
+        props: Default::default(),
         amount: 1,
     };
     assert_eq!(t.swapped, Some(axe));
@@ -367,6 +370,7 @@ fn a_torn_strap_drops_beside_the_player_where_he_is_in_that_frame_2d() {
     let dropped = Settled::Pickup {
         pickup: p[0].0,
         item: "axe".into(),
+        props: Default::default(),
         amount: 1,
     };
     assert_eq!(last_forced(&app).settled, [dropped]);
@@ -411,10 +415,10 @@ fn collect_left(mut left: MessageReader<ContainerLeftWorld>, mut out: ResMut<Lef
     out.0.extend(left.read().cloned());
 }
 
-fn sum(stacks: &[(ItemType, u32)]) -> BTreeMap<ItemType, u64> {
+fn sum(stacks: &[(Kind, u32)]) -> BTreeMap<ItemType, u64> {
     let mut out = BTreeMap::new();
-    for (item, n) in stacks {
-        *out.entry(item.clone()).or_insert(0) += u64::from(*n);
+    for (kind, n) in stacks {
+        *out.entry(kind.item.clone()).or_insert(0) += u64::from(*n);
     }
     out
 }

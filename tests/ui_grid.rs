@@ -348,6 +348,7 @@ fn two_whole_stacks_dropped_onto_each_other_swap() {
         .outcome;
     let axe = Swapped {
         item: "axe".into(),
+        props: Default::default(),
         amount: 1,
     };
     assert_eq!(outcome.swapped, Some(axe));
@@ -505,6 +506,7 @@ fn hovering_a_stack_shows_its_tooltip_from_the_catalog() {
         colour: Color::srgb(0.45, 0.14, 0.28),
         description: "Sweet and red.".into(),
         category: Some("food".into()),
+        props: Vec::new(),
     };
     let catalog = ItemCatalog::from_looks([("berries", berries)]);
     let handle = app

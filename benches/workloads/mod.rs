@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use bevy::prelude::*;
 use bevy_container::adoption::{self, Context, Format, Tuning};
-use bevy_container::contents::{Contents, ItemType, TransferRequest};
+use bevy_container::contents::{Contents, ItemType, Props, TransferRequest};
 use bevy_container::plugin::*;
 use bevy_container::rules::Rules;
 use serde_json::json;
@@ -425,6 +425,27 @@ pub fn play<H: Holder>(c: &mut H, names: &[String], ops: &[Op]) {
     for op in ops {
         match *op {
             Op::Deliver(t, a) => c.put(&names[t], a),
+            Op::Take(t, a) => c.draw(&names[t], a),
+            Op::TakeFrom(s, a) => c.draw_from(s, a),
+        }
+    }
+}
+
+/// Runs `ops` on `c` as [`play`] does, with every third delivery's items
+/// carrying one of `kinds` in turn (a worn axe, a ripe berry): the same
+/// day, a third of its items with properties.
+pub fn play_kinds(c: &mut Contents, names: &[String], ops: &[Op], kinds: &[Props]) {
+    let mut n = 0usize;
+    for op in ops {
+        match *op {
+            Op::Deliver(t, a) => {
+                n += 1;
+                if n.is_multiple_of(3) && !kinds.is_empty() {
+                    black_box(&c.deliver_kind(&names[t], &kinds[(n / 3) % kinds.len()], a));
+                } else {
+                    c.put(&names[t], a);
+                }
+            }
             Op::Take(t, a) => c.draw(&names[t], a),
             Op::TakeFrom(s, a) => c.draw_from(s, a),
         }

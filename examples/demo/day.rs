@@ -67,12 +67,18 @@ pub enum Step {
     Sort,
     /// Set the tuning key `stash-slots`.
     TuneStash(u32),
+    /// Chop wood with the backpack's first axe: its durability drops by
+    /// one; at its last point the axe breaks and is gone.
+    Chop,
 }
 
 /// The scripted day, in order.
-pub const DAY: [Step; 15] = [
+pub const DAY: [Step; 18] = [
     Step::PickUp(0),
     Step::PickUp(1),
+    Step::Chop,
+    Step::Chop,
+    Step::Chop,
     Step::PickUp(2),
     Step::Eat { slot: 1, amount: 4 },
     Step::PickUp(3),
@@ -91,16 +97,31 @@ pub const DAY: [Step; 15] = [
     Step::Sort,
 ];
 
-/// Where the pickups of the day lie at dawn: item, amount, position.
-pub const PICKUPS: [(&str, u32, Vec2); 7] = [
-    ("berries", 25, Vec2::new(-520.0, 230.0)),
-    ("axe", 1, Vec2::new(-430.0, -20.0)),
-    ("letter", 1, Vec2::new(-300.0, 250.0)),
-    ("berries", 10, Vec2::new(-200.0, 60.0)),
-    ("flint", 2, Vec2::new(-80.0, 200.0)),
-    ("axe", 1, Vec2::new(30.0, -10.0)),
-    ("berries", 400, Vec2::new(-330.0, 110.0)),
+/// Where the pickups of the day lie at dawn: item, amount, properties
+/// (canonical text; `{}` for none), position. The first axe is worn (it
+/// breaks on its third use); the letter is addressed.
+pub const PICKUPS: [(&str, u32, &str, Vec2); 7] = [
+    ("berries", 25, "{}", Vec2::new(-520.0, 230.0)),
+    ("axe", 1, r#"{"durability":3}"#, Vec2::new(-430.0, -20.0)),
+    (
+        "letter",
+        1,
+        r#"{"to":"the miller"}"#,
+        Vec2::new(-300.0, 250.0),
+    ),
+    ("berries", 10, "{}", Vec2::new(-200.0, 60.0)),
+    ("flint", 2, "{}", Vec2::new(-80.0, 200.0)),
+    ("axe", 1, r#"{"durability":40}"#, Vec2::new(30.0, -10.0)),
+    ("berries", 400, "{}", Vec2::new(-330.0, 110.0)),
 ];
+
+/// The properties of pickup `n` of [`PICKUPS`].
+pub fn pickup_props(n: usize) -> bevy_container::props::Props {
+    PICKUPS
+        .get(n)
+        .and_then(|p| bevy_container::props::Props::parse(p.2).ok())
+        .unwrap_or_default()
+}
 
 /// The log panel's lines, oldest first.
 #[derive(Resource, Default, Debug)]
@@ -232,12 +253,14 @@ pub fn setup_day(
     spawn_chest(&mut commands, &adoptions, &mut requests);
     pickups.0 = PICKUPS
         .iter()
-        .map(|(item, amount, at)| {
+        .enumerate()
+        .map(|(n, (item, amount, _, at))| {
             commands
                 .spawn((
                     Name::new(format!("{amount} {item}")),
                     LoosePickup {
                         item: (*item).into(),
+                        props: pickup_props(n),
                         amount: *amount,
                     },
                     Transform::from_translation(at.extend(0.0)),
@@ -307,6 +330,7 @@ fn run_script(
         Step::Tear(slots) => acts.tear(bag, slots),
         Step::Sort => acts.sort(bag),
         Step::TuneStash(slots) => acts.tune_stash(slots, echo),
+        Step::Chop => acts.chop(bag, contents),
     }
 }
 
@@ -335,6 +359,7 @@ impl Acts<'_> {
         self.requests.write(ContainerRequest::from(Take {
             container: bag,
             item: "berries".into(),
+            props: None,
             amount,
             slot: Some(slot),
         }));
@@ -367,6 +392,39 @@ impl Acts<'_> {
         self.tuning.set("stash-slots", f64::from(slots));
     }
 
+    /// Chops wood with the bag's first axe: its durability drops by one
+    /// (a change of its properties, in place); at its last point it breaks
+    /// and is taken out.
+    pub fn chop(&mut self, bag: Entity, contents: &ContainerContents) {
+        let axe = contents.engine().and_then(|e| {
+            e.slots().enumerate().find_map(|(i, s)| {
+                s.filter(|s| s.item.as_str() == "axe")
+                    .map(|s| (i as u32, s))
+            })
+        });
+        let Some((slot, stack)) = axe else {
+            self.say("no axe to chop wood with");
+            return;
+        };
+        let left = stack.props.number("durability").map_or(0, |d| d.trunc());
+        if left <= 1 {
+            self.log.context = "the axe broke".into();
+            self.requests.write(ContainerRequest::from(
+                Take::new(bag, "axe", 1).from_slot(slot),
+            ));
+            return;
+        }
+        self.log.context = "chopped wood".into();
+        let worn = i32::try_from(left - 1).unwrap_or(0);
+        if let Ok(to) = stack.props.with("durability", worn) {
+            self.requests.write(ContainerRequest::from(SetProps::new(
+                bag,
+                bevy_container::contents::PropsAt::Slot(slot),
+                to,
+            )));
+        }
+    }
+
     /// Adds a line to the log.
     pub fn say(&mut self, line: &str) {
         self.log.push(line.into(), false);
@@ -390,6 +448,7 @@ pub fn write_log(
     mut taken: MessageReader<ItemsTaken>,
     mut forced: MessageReader<ItemsForcedOut>,
     mut rearranged: MessageReader<ContainerRearranged>,
+    mut props_changed: MessageReader<PropsChanged>,
 ) {
     let name = |e: Entity| {
         names
@@ -406,7 +465,20 @@ pub fn write_log(
     }
     for t in taken.read() {
         let line = format!("{}: {}", name(t.container), t.outcome);
+        let context = log.context.clone();
+        let line = if context == "the axe broke" {
+            format!("{context}: {line}")
+        } else {
+            line
+        };
         log.push(line, echo);
+    }
+    for p in props_changed.read() {
+        let context = log.context.clone();
+        log.push(
+            format!("{context}: {}: {}", name(p.container), p.outcome),
+            echo,
+        );
     }
     for f in forced.read() {
         let line = match &f.outcome.refused {
@@ -433,7 +505,15 @@ pub fn slot_table(contents: &ContainerContents) -> String {
     let mut out = String::from("slot  item      amount\n");
     for (i, s) in contents.slots().iter().enumerate() {
         match s {
-            Some((item, n)) => out.push_str(&format!("{:<5} {:<9} {n}\n", i + 1, item)),
+            Some((item, n)) => {
+                let props = contents.props(i);
+                let props = if props.is_empty() {
+                    String::new()
+                } else {
+                    format!("  {props}")
+                };
+                out.push_str(&format!("{:<5} {:<9} {n}{props}\n", i + 1, item))
+            }
             None => out.push_str(&format!("{:<5} -\n", i + 1)),
         }
     }

@@ -18,7 +18,7 @@ use crate::day::*;
 /// The windowed view.
 pub struct ViewPlugin {
     /// Save a screenshot here once the scripted day is done (with the
-    /// backpack's first slot hovered, so its tooltip shows), then exit.
+    /// backpack's letter hovered, so its tooltip shows), then exit.
     pub screenshot: Option<String>,
 }
 
@@ -54,8 +54,11 @@ const GAP: f32 = 4.0;
 const SECTION_GAP: f32 = 12.0;
 
 /// Frames after the scripted day ends when the pointer moves over the
-/// backpack's first cell (for the screenshot's tooltip).
+/// backpack's letter (for the screenshot's tooltip).
 const HOVER_AT: u32 = 20;
+/// The backpack slot the screenshot hovers: at dusk it holds the letter,
+/// whose tooltip shows its addressee (an item property).
+const HOVER_SLOT: u32 = 1;
 
 /// Frames after the scripted day ends when the screenshot is taken: the
 /// tooltip has been built, laid out and drawn by then.
@@ -394,7 +397,7 @@ fn act(
     }
 }
 
-/// What moving the mouse pointer over the backpack's first cell needs.
+/// What moving the mouse pointer over the backpack's letter needs.
 #[derive(SystemParam)]
 struct HoverFirstCell<'w, 's> {
     windows: Query<'w, 's, (Entity, &'static Window), With<PrimaryWindow>>,
@@ -406,7 +409,8 @@ struct HoverFirstCell<'w, 's> {
 impl HoverFirstCell<'_, '_> {
     /// Moves the mouse pointer (a `PointerInput`, as bevy_picking's own
     /// input writes for a cursor move) to the centre of the backpack grid's
-    /// cell showing slot 1; `false` when there is no window or no such cell.
+    /// cell showing [`HOVER_SLOT`]; `false` when there is no window or no
+    /// such cell.
     fn hover(&mut self) -> bool {
         let Ok((window_e, window)) = self.windows.single() else {
             return false;
@@ -417,7 +421,7 @@ impl HoverFirstCell<'_, '_> {
         let centre = self
             .cells
             .iter()
-            .find(|(cell, _)| cell.grid() == grid && cell.slot() == Some(0))
+            .find(|(cell, _)| cell.grid() == grid && cell.slot() == Some(HOVER_SLOT))
             .map(|(_, at)| at.translation);
         let Some(centre) = centre else {
             return false;
@@ -449,7 +453,8 @@ fn shoot(commands: &mut Commands, path: String) {
 }
 
 /// With `--screenshot`: once the scripted day is done, hovers the
-/// backpack's first cell so its tooltip shows, then saves the screenshot
+/// backpack's letter so its tooltip (with the letter's addressee) shows,
+/// then saves the screenshot
 /// and exits (with an error if it never comes).
 fn take_screenshot(
     mut commands: Commands,
@@ -466,7 +471,7 @@ fn take_screenshot(
     *after_done += 1;
     match *after_done {
         HOVER_AT if !hover.hover() => {
-            eprintln!("the backpack's first cell was not found: the screenshot has no tooltip");
+            eprintln!("the backpack's letter cell was not found: the screenshot has no tooltip");
         }
         SHOOT_AT => shoot(&mut commands, path.clone()),
         GIVE_UP_AT => {

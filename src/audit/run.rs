@@ -224,10 +224,7 @@ struct Snapshot {
 fn snapshot(c: &Contents) -> Snapshot {
     Snapshot {
         slots: c.slots().map(|s| s.cloned()).collect(),
-        holdings: c
-            .holdings()
-            .map(|(k, n)| (k.to_string(), n))
-            .collect(),
+        holdings: c.holdings().map(|(k, n)| (k.to_string(), n)).collect(),
         size_used: c.size_used(),
         limits: c.limits(),
     }
@@ -301,12 +298,12 @@ fn step_checks(
     op: &Op,
 ) -> Result<u64, Violation> {
     match op {
-        Op::Deliver { item, amount, .. } => deliver::checks(at, subject, model, ledger, item, *amount),
+        Op::Deliver { item, amount, .. } => {
+            deliver::checks(at, subject, model, ledger, item, *amount)
+        }
         Op::Take {
             item, amount, slot, ..
-        } => {
-            take::checks(at, subject, model, ledger, item, *amount, *slot)
-        }
+        } => take::checks(at, subject, model, ledger, item, *amount, *slot),
         Op::Resize {
             slot_count,
             size_budget,

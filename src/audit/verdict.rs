@@ -353,8 +353,8 @@ fn trace(setup: &Setup<'_>, ops: &[Op]) -> Vec<String> {
             let outcome = match op {
                 Op::Deliver { item, amount, .. } => format!("{:?}", s.deliver(item, *amount)),
                 Op::Take {
-            item, amount, slot, ..
-        } => {
+                    item, amount, slot, ..
+                } => {
                     format!("{:?}", s.take(item, *amount, *slot))
                 }
                 Op::Resize {

@@ -59,8 +59,8 @@ pub use outcome::{
 
 use crate::decimal::Decimal;
 pub use crate::item::ItemType;
-pub use crate::props::{Kind, Props};
 use crate::limits::MAX_SLOTS;
+pub use crate::props::{Kind, Props};
 use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
 
 /// One slot's contents: one kind (a type and its properties), an amount
@@ -246,7 +246,10 @@ impl Contents {
     }
 
     /// The slotless holdings of `item`'s kinds, in kind order.
-    pub(crate) fn holdings_of<'a>(&'a self, item: &'a str) -> impl Iterator<Item = (&'a Kind, &'a Stack)> + 'a {
+    pub(crate) fn holdings_of<'a>(
+        &'a self,
+        item: &'a str,
+    ) -> impl Iterator<Item = (&'a Kind, &'a Stack)> + 'a {
         let start = Kind::plain(self.item_type(item));
         self.holdings
             .range(start..)
@@ -262,7 +265,10 @@ impl Contents {
     /// properties.
     pub fn count(&self, item: &str) -> u64 {
         if !self.rules.has_slots() {
-            return self.holdings_of(item).map(|(_, s)| u64::from(s.amount)).sum();
+            return self
+                .holdings_of(item)
+                .map(|(_, s)| u64::from(s.amount))
+                .sum();
         }
         self.by_type
             .slots(item)

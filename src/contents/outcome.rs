@@ -262,9 +262,11 @@ impl Taken {
     /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
     /// let ripe = Props::new([("ripe", true)]).unwrap();
     /// backpack.deliver("berries", 2);
-    /// backpack.deliver_kind("berries", &ripe, 3);
-    /// let t = backpack.take("berries", 4); // any kind, first in order
-    /// assert_eq!(t.kinds(), vec![(Props::EMPTY, 2), (ripe, 2)]);
+    /// backpack.deliver_kind("berries", &ripe, 3); // a stack of its own
+    /// let t = backpack.take_from("berries", 2, 1); // the player's click
+    /// assert_eq!(t.kinds(), vec![(ripe, 2)]);
+    /// let t = backpack.take_from("berries", 1, 0);
+    /// assert_eq!(t.kinds(), vec![(Props::EMPTY, 1)]);
     /// ```
     pub fn kinds(&self) -> Vec<(Props, u32)> {
         if !self.portions.is_empty() {
@@ -368,6 +370,20 @@ pub struct Rearranged {
     pub refused: Option<Reason>,
 }
 
+/// A kind as a log names it: the type, then its properties when it has
+/// any (`axe{"durability":3}`).
+pub(crate) struct Named<'a>(pub &'a ItemType, pub &'a Props);
+
+impl std::fmt::Display for Named<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.as_str())?;
+        if !self.1.is_empty() {
+            f.write_str(self.1.canonical())?;
+        }
+        Ok(())
+    }
+}
+
 fn slot_list(landed: &[Landing]) -> String {
     landed
         .iter()
@@ -388,7 +404,7 @@ fn slot_list(landed: &[Landing]) -> String {
 /// ```
 impl std::fmt::Display for Delivered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.offered, self.item)?;
+        write!(f, "{} {}", self.offered, Named(&self.item, &self.props))?;
         if self.landed.is_empty() {
             if self.accepted > 0 {
                 write!(f, ": {} accepted", self.accepted)?;
@@ -409,16 +425,18 @@ impl std::fmt::Display for Delivered {
 /// Reads like a log line: `took 4 berries from slot 2`.
 impl std::fmt::Display for Taken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let empty = Props::EMPTY;
+        let item = Named(&self.item, self.props.as_ref().unwrap_or(&empty));
         if let Some(r) = self.refused {
-            return write!(f, "take of {} {} refused ({r})", self.asked, self.item);
+            return write!(f, "take of {} {item} refused ({r})", self.asked);
         }
         if self.taken == self.asked {
-            write!(f, "took {} {}", self.taken, self.item)?;
+            write!(f, "took {} {item}", self.taken)?;
         } else {
             write!(
                 f,
-                "took {} of {} {} ({} short)",
-                self.taken, self.asked, self.item, self.shortfall
+                "took {} of {} {item} ({} short)",
+                self.taken, self.asked, self.shortfall
             )?;
         }
         match self.from.as_slice() {
@@ -457,7 +475,7 @@ impl std::fmt::Display for ForcedOut {
                 format!(
                     "{} {}{from} {}",
                     p.amount,
-                    p.item,
+                    Named(&p.item, &p.props),
                     p.to.as_str().replace('-', " ")
                 )
             })

@@ -120,9 +120,13 @@ impl Contents {
     }
 
     fn set_slot_props(&mut self, slot: u32, amount: Option<u32>, to: Props) -> PropsSet {
-        let found = self.stack(slot).map(|s| (s.item.clone(), s.props.clone(), s.amount));
+        let found = self
+            .stack(slot)
+            .map(|s| (s.item.clone(), s.props.clone(), s.amount));
         let out = match &found {
-            Some((item, from, _)) => PropsSet::nothing(Some(item.clone()), from.clone(), to.clone()),
+            Some((item, from, _)) => {
+                PropsSet::nothing(Some(item.clone()), from.clone(), to.clone())
+            }
             None => PropsSet::nothing(None, Props::EMPTY, to.clone()),
         };
         if amount == Some(0) {

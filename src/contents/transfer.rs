@@ -160,13 +160,21 @@ impl Transferred {
 /// Reads like a log line: `moved 5 arrow from slot 1 to slot 3`.
 impl std::fmt::Display for Transferred {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let item = self.item.as_ref().map_or("items", ItemType::as_str);
+        let item = match &self.item {
+            Some(i) => super::outcome::Named(i, &self.props).to_string(),
+            None => "items".to_string(),
+        };
         if let Some(r) = self.refused {
             return write!(f, "transfer of {} {item} refused ({r})", self.asked);
         }
         write!(f, "moved {} of {} {item}", self.moved, self.asked)?;
         if let Some(s) = &self.swapped {
-            write!(f, ", swapped with {} {}", s.amount, s.item)?;
+            write!(
+                f,
+                ", swapped with {} {}",
+                s.amount,
+                super::outcome::Named(&s.item, &s.props)
+            )?;
         }
         Ok(())
     }
@@ -514,7 +522,10 @@ impl Contents {
             return Err(Reason::AmbiguousDraw);
         }
         // plain items only: the common case needs no draw order
-        if slots.clone().all(|s| self.stack(s).is_none_or(|st| st.props.is_empty())) {
+        if slots
+            .clone()
+            .all(|s| self.stack(s).is_none_or(|st| st.props.is_empty()))
+        {
             return Ok(Props::EMPTY);
         }
         let mut order: Vec<u32> = slots.collect();

@@ -18,12 +18,12 @@ use bevy_replicon::shared::server_entity_map::ServerEntityMap;
 use serde::{Deserialize, Serialize};
 
 use super::access::{ContainerAccess, Permission};
-use crate::props::Props;
 use crate::contents::{Delivered, ItemType, Rearranged, Taken, TransferRequest, Transferred};
 use crate::plugin::{
     Container, ContainerRearranged, ContainerRequest, Containers, ItemsDelivered, ItemsTaken,
     ItemsTransferred, MoveItems, NotAnswered, PickUp, RequestUnanswered, Sort, Take, Transfer,
 };
+use crate::props::Props;
 
 /// What a client may ask of the server's containers: never a delivery
 /// from nothing, a capacity change or an owner gone, which are the

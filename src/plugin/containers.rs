@@ -293,13 +293,9 @@ impl Containers<'_, '_> {
         match r {
             ContainerRequest::Deliver(d) if d.sender.is_some() => {
                 // the sender may be a pickup the items leave first
-                if let Ok(msg) = self.settle_delivery(
-                    d.container,
-                    d.item.as_str(),
-                    &d.props,
-                    d.amount,
-                    d.sender,
-                ) {
+                if let Ok(msg) =
+                    self.settle_delivery(d.container, d.item.as_str(), &d.props, d.amount, d.sender)
+                {
                     self.emit_delivered(msg);
                 }
             }

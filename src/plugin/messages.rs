@@ -14,11 +14,11 @@ use bevy::prelude::*;
 use super::containers::NotAnswered;
 use crate::adoption::Report;
 use crate::contents::{
-    Delivered, ForcedOut, ItemType, PropsAt, PropsSet, Rearranged, Reason, Taken,
-    TransferRequest, Transferred,
+    Delivered, ForcedOut, ItemType, PropsAt, PropsSet, Rearranged, Reason, Taken, TransferRequest,
+    Transferred,
 };
-use crate::props::Props;
 use crate::decimal::Decimal;
+use crate::props::Props;
 
 /// One request to the plugin. Write it with a `MessageWriter`, from
 /// `Commands` (`commands.write_message(...)`), or with

@@ -251,7 +251,9 @@ impl Containers<'_, '_> {
         if self.contents.contains(s) && s != container {
             let outcome = self
                 .with_engine(s, |e| e.deliver_kind(item.as_str(), props, amount))
-                .unwrap_or_else(|_| Delivered::refused(item.clone(), props.clone(), amount, Reason::NotReady));
+                .unwrap_or_else(|_| {
+                    Delivered::refused(item.clone(), props.clone(), amount, Reason::NotReady)
+                });
             if outcome.accepted > 0 {
                 ledger.settled.push(Settled::Container {
                     container: s,
@@ -324,20 +326,21 @@ impl Containers<'_, '_> {
             self.drop_beside(origin, item, props, amount, ledger);
             return;
         }
-        let outcome = match self.with_engine(store, |e| e.deliver_kind(item.as_str(), props, amount)) {
-            Ok(o) => o,
-            Err(why) => {
-                ledger.warnings.push(Fallback::StoreUnavailable {
-                    store,
-                    container,
-                    item: item.clone(),
-                    amount,
-                    why,
-                });
-                self.drop_beside(container, item, props, amount, ledger);
-                return;
-            }
-        };
+        let outcome =
+            match self.with_engine(store, |e| e.deliver_kind(item.as_str(), props, amount)) {
+                Ok(o) => o,
+                Err(why) => {
+                    ledger.warnings.push(Fallback::StoreUnavailable {
+                        store,
+                        container,
+                        item: item.clone(),
+                        amount,
+                        why,
+                    });
+                    self.drop_beside(container, item, props, amount, ledger);
+                    return;
+                }
+            };
         visited.push(store);
         if outcome.accepted > 0 {
             ledger.settled.push(Settled::Container {

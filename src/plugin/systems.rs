@@ -450,7 +450,12 @@ pub(crate) fn spill_on_despawn(
     let stacks: Vec<(crate::props::Kind, u32)> = engine
         .slots()
         .flatten()
-        .map(|s| (crate::props::Kind::new(s.item.clone(), s.props.clone()), s.amount))
+        .map(|s| {
+            (
+                crate::props::Kind::new(s.item.clone(), s.props.clone()),
+                s.amount,
+            )
+        })
         .chain(engine.holdings().map(|(k, v)| (k.clone(), v)))
         .collect();
     if policy == Some(&DespawnPolicy::LeaveWithContents) {

@@ -42,10 +42,7 @@ fn server_only(r: &Request) -> bool {
     matches!(
         r.action,
         Action::Step(
-            Step::Deliver { .. }
-                | Step::Resize { .. }
-                | Step::OwnerGone
-                | Step::SetProps { .. }
+            Step::Deliver { .. } | Step::Resize { .. } | Step::OwnerGone | Step::SetProps { .. }
         )
     )
 }

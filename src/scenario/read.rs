@@ -33,7 +33,15 @@ const CONTAINER_FIELDS: [&str; 3] = ["adoption", "slot-rules", "store"];
 const STEPS: [(&str, &[&str]); 8] = [
     (
         "deliver",
-        &["op", "in", "item", "amount", "props", "sender", "same-frame"],
+        &[
+            "op",
+            "in",
+            "item",
+            "amount",
+            "props",
+            "sender",
+            "same-frame",
+        ],
     ),
     (
         "take",

@@ -46,7 +46,18 @@ const MAX_ID_BYTES: usize = 256;
 const FILE_FIELDS: &[&str] = &["items"];
 
 /// The fields of one item's look.
-const LOOK_FIELDS: &[&str] = &["id", "name", "description", "icon", "colour", "category"];
+const LOOK_FIELDS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "icon",
+    "colour",
+    "category",
+    "props",
+];
+
+/// The fields of how one property shows.
+const PROP_FIELDS: &[&str] = &["key", "label", "unit", "max"];
 
 /// What a colour is, in a designer's words.
 const COLOUR_WANT: &str =
@@ -66,6 +77,87 @@ pub struct ItemLook {
     pub description: String,
     /// Its category (`food`), if the catalog names one.
     pub category: Option<String>,
+    /// How its items' properties show, in the order listed (properties
+    /// not listed show as `key: value`).
+    pub props: Vec<PropLook>,
+}
+
+/// How one item property shows in tooltips and cells: a label, a unit, and
+/// for a number between 0 and `max` (a durability) a bar.
+///
+/// ```
+/// use bevy_container::props::Props;
+/// use bevy_container::ui::PropLook;
+/// let look = PropLook { key: "durability".into(), label: "Durability".into(), unit: None, max: Some(40.0) };
+/// let axe = Props::new([("durability", 30)]).unwrap();
+/// assert_eq!(look.line(&axe).as_deref(), Some("Durability: 30 / 40"));
+/// assert_eq!(look.fill(&axe), Some(0.75));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct PropLook {
+    /// The property's key (`durability`).
+    pub key: String,
+    /// What players read (`Durability`); the key when the catalog gives none.
+    pub label: String,
+    /// A unit written after the value (`kg`), if any.
+    pub unit: Option<String>,
+    /// The largest value of a number shown as a bar (from 0), if any.
+    pub max: Option<f64>,
+}
+
+impl PropLook {
+    /// The property as a plain `key: value` line, for properties the
+    /// catalog does not list.
+    pub fn plain(key: &str) -> PropLook {
+        PropLook {
+            key: key.to_string(),
+            label: key.to_string(),
+            unit: None,
+            max: None,
+        }
+    }
+
+    /// The tooltip line for this property of `props` (`Durability: 30 /
+    /// 40`, `to: Ilsa`), or `None` when the item lacks it.
+    pub fn line(&self, props: &crate::props::Props) -> Option<String> {
+        let value = props.get(&self.key)?;
+        let mut line = format!("{}: {value}", self.label);
+        if let Some(unit) = &self.unit {
+            line.push(' ');
+            line.push_str(unit);
+        }
+        if let (Some(max), crate::props::PropValue::Number(_)) = (self.max, value) {
+            line.push_str(&format!(" / {max}"));
+        }
+        Some(line)
+    }
+
+    /// How full this property's bar is (0 to 1), when it is a number shown
+    /// as a bar.
+    pub fn fill(&self, props: &crate::props::Props) -> Option<f32> {
+        let max = self.max.filter(|m| *m > 0.0)?;
+        let n = props.number(&self.key)?.to_f64();
+        Some((n / max).clamp(0.0, 1.0) as f32)
+    }
+}
+
+impl ItemLook {
+    /// The tooltip lines for `props`: the listed properties first, in the
+    /// catalog's order, then the others as `key: value`.
+    pub fn prop_lines(&self, props: &crate::props::Props) -> Vec<String> {
+        let mut lines: Vec<String> = self.props.iter().filter_map(|p| p.line(props)).collect();
+        for (key, _) in props.iter() {
+            if !self.props.iter().any(|p| p.key == key) {
+                lines.extend(PropLook::plain(key).line(props));
+            }
+        }
+        lines
+    }
+
+    /// The first listed property of `props` shown as a bar, and how full.
+    pub fn bar(&self, props: &crate::props::Props) -> Option<f32> {
+        self.props.iter().find_map(|p| p.fill(props))
+    }
 }
 
 impl ItemLook {
@@ -85,6 +177,7 @@ impl ItemLook {
             colour: colour_of_id(id),
             description: String::new(),
             category: None,
+            props: Vec::new(),
         }
     }
 }
@@ -247,7 +340,21 @@ fn read_look<'v>(entry: &'v Value, at: &str, r: &mut Report) -> Option<(&'v str,
         None => None,
     };
     let category = obj.optional("category", NonEmptyText, r);
+    let props = match obj.optional("props", List("a list of property looks"), r) {
+        Some(Some(list)) => {
+            let at = obj.path("props");
+            let read: Vec<Option<PropLook>> = list
+                .iter()
+                .enumerate()
+                .map(|(i, v)| read_prop_look(v, &format!("{at}/{i}"), r))
+                .collect();
+            read.into_iter().collect::<Option<Vec<_>>>()
+        }
+        Some(None) => Some(Vec::new()),
+        None => None,
+    };
     let (id, name, description) = (id?, name?, description?);
+    let props = props?;
     let (icon, colour, category) = (icon?, colour?, category?);
     if icon.is_none() && colour.is_none() {
         r.error(
@@ -265,8 +372,35 @@ fn read_look<'v>(entry: &'v Value, at: &str, r: &mut Report) -> Option<(&'v str,
         colour: colour.unwrap_or_else(|| colour_of_id(id)),
         description: description.to_string(),
         category: category.map(str::to_string),
+        props,
     };
     Some((id, look))
+}
+
+/// Reads how one property shows: `{key, label?, unit?, max?}`.
+fn read_prop_look(v: &Value, at: &str, r: &mut Report) -> Option<PropLook> {
+    let what = "a property look is an object: {key, and label, unit or max}";
+    let obj = Obj::of(v, at, what, r)?;
+    obj.refuse_unknown(PROP_FIELDS, r);
+    let key = obj.required("key", Kebab(crate::props::MAX_KEY_BYTES), r);
+    let label = obj.optional("label", NonEmptyText, r);
+    let unit = obj.optional("unit", NonEmptyText, r);
+    let max = obj.optional("max", crate::adoption::source::fields::DecimalNumber, r);
+    let (key, label, unit, max) = (key?, label?, unit?, max?);
+    if max.is_some_and(|m| m.is_zero()) {
+        r.error(
+            ProblemKind::OutOfRange,
+            obj.path("max"),
+            "a bar's \"max\" is above 0; leave it out to show the number without a bar",
+        );
+        return None;
+    }
+    Some(PropLook {
+        key: key.to_string(),
+        label: label.unwrap_or(key).to_string(),
+        unit: unit.map(str::to_string),
+        max: max.map(|m| m.to_f64()),
+    })
 }
 
 /// Reads `"icon"`: `Some(None)` when left out, `None` when wrong (reported).

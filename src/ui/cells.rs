@@ -11,7 +11,14 @@ use super::grid::{
 };
 use super::hotbar::SelectedSlot;
 use super::style::GridStyle;
-use crate::contents::{Contents, ItemType};
+use crate::contents::{Contents, ItemType, Props};
+
+/// Marks a cell's bar of a property shown as one (a durability).
+#[derive(Component, Debug)]
+pub(crate) struct CellPropBar;
+
+/// A cell's property bar, apart from its icon and the budget bar.
+type PropBarFilter = (With<CellPropBar>, Without<CellIcon>, Without<BarPart>);
 use crate::plugin::ContainerContents;
 use crate::rules::{FillOrder, TypeRestriction};
 
@@ -64,12 +71,17 @@ pub(crate) enum Drawn {
     /// A slot, its stack, what it is for, and whether it is selected.
     Slot {
         slot: u32,
-        stack: Option<(ItemType, u32)>,
+        stack: Option<(ItemType, u32, Props)>,
         role: SlotRole,
         selected: bool,
     },
-    /// A slotless container's holding of one type.
-    Holding { row: u32, item: String, amount: u32 },
+    /// A slotless container's holding of one kind.
+    Holding {
+        row: u32,
+        item: String,
+        amount: u32,
+        props: Props,
+    },
 }
 
 impl Drawn {
@@ -84,13 +96,17 @@ impl Drawn {
                     row: slot,
                     item: item.clone(),
                     amount: *amount,
+                    props: view.held.props(slot as usize).clone(),
                 },
                 _ => Drawn::Unbound,
             };
         }
         Drawn::Slot {
             slot,
-            stack: view.engine.stack(slot).map(|s| (s.item.clone(), s.amount)),
+            stack: view
+                .engine
+                .stack(slot)
+                .map(|s| (s.item.clone(), s.amount, s.props.clone())),
             role: role_of(view.engine, slot),
             selected: view.selected == Some(slot),
         }
@@ -122,14 +138,18 @@ struct Visual {
     text: String,
     text_colour: Color,
     icon: Option<String>,
+    /// How full a property's bar is (a durability), when one shows.
+    bar: Option<f32>,
 }
 
-/// The text of a stack: its name, and its amount when more than one.
-fn stack_text(name: &str, amount: u32) -> String {
+/// The text of a stack: its name, and its amount when more than one. A
+/// stack whose items carry properties shown as no bar is marked `*`.
+fn stack_text(name: &str, amount: u32, marked: bool) -> String {
+    let mark = if marked { "*" } else { "" };
     if amount == 1 {
-        name.to_string()
+        format!("{name}{mark}")
     } else {
-        format!("{name}\n{amount}")
+        format!("{name}{mark}\n{amount}")
     }
 }
 
@@ -152,6 +172,7 @@ pub(crate) struct Painter<'w, 's> {
     icons: Query<'w, 's, (&'static mut ImageNode, &'static mut Node), With<CellIcon>>,
     texts: Query<'w, 's, &'static mut Text, Without<CellLabel>>,
     bars: Query<'w, 's, &'static mut Node, (With<BarPart>, Without<CellIcon>)>,
+    prop_bars: Query<'w, 's, &'static mut Node, PropBarFilter>,
     commands: Commands<'w, 's>,
 }
 
@@ -167,16 +188,29 @@ impl Painter<'_, '_> {
                     text: String::new(),
                     text_colour: style.text,
                     icon: None,
+                    bar: None,
                 };
             }
-            Drawn::Holding { item, amount, .. } => {
+            Drawn::Holding {
+                item,
+                amount,
+                props,
+                ..
+            } => {
                 let look = self.looks.look(item);
+                let bar = look.bar(props);
+                let mark = if !props.is_empty() && bar.is_none() {
+                    "*"
+                } else {
+                    ""
+                };
                 return Visual {
                     background: look.colour,
                     border: style.border,
-                    text: format!("{}: {amount}", look.name),
+                    text: format!("{}{mark}: {amount}", look.name),
                     text_colour: style.text,
                     icon: look.icon,
+                    bar,
                 };
             }
             Drawn::Slot {
@@ -193,14 +227,16 @@ impl Painter<'_, '_> {
         } else {
             style.border
         };
-        if let Some((item, amount)) = stack {
+        if let Some((item, amount, props)) = stack {
             let look = self.looks.look(item.as_str());
+            let bar = look.bar(props);
             return Visual {
                 background: look.colour,
                 border,
-                text: stack_text(&look.name, *amount),
+                text: stack_text(&look.name, *amount, !props.is_empty() && bar.is_none()),
                 text_colour: style.text,
                 icon: look.icon,
+                bar,
             };
         }
         let (background, text) = match role {
@@ -219,6 +255,7 @@ impl Painter<'_, '_> {
             text,
             text_colour: style.dim_text,
             icon: None,
+            bar: None,
         }
     }
 
@@ -262,6 +299,37 @@ impl Painter<'_, '_> {
             }
             (None, Some(icon_e)) => {
                 if let Ok((_, mut node)) = self.icons.get_mut(icon_e) {
+                    node.display = Display::None;
+                }
+            }
+            (None, None) => {}
+        }
+        match (visual.bar, cell.bar) {
+            (Some(fill), Some(bar_e)) => {
+                if let Ok(mut node) = self.prop_bars.get_mut(bar_e) {
+                    node.width = percent(fill * 100.0);
+                    node.display = Display::Flex;
+                }
+            }
+            (Some(fill), None) => {
+                let node = Node {
+                    position_type: PositionType::Absolute,
+                    left: px(0.0),
+                    bottom: px(0.0),
+                    height: px(4.0),
+                    width: percent(fill * 100.0),
+                    ..default()
+                };
+                let bar = (
+                    CellPropBar,
+                    node,
+                    BackgroundColor(self.style.prop_bar),
+                    Pickable::IGNORE,
+                );
+                cell.bar = Some(self.commands.spawn((bar, ChildOf(cell_e))).id());
+            }
+            (None, Some(bar_e)) => {
+                if let Ok(mut node) = self.prop_bars.get_mut(bar_e) {
                     node.display = Display::None;
                 }
             }

@@ -23,7 +23,7 @@ use super::catalog::ItemLooks;
 use super::feedback::PendingDrops;
 use super::grid::{ContainerGrid, GridState, SlotCell};
 use super::style::GridStyle;
-use crate::contents::{ItemType, TransferRequest};
+use crate::contents::{ItemType, Props, TransferRequest};
 use crate::plugin::{ContainerContents, ContainerRequest, MoveItems, Transfer};
 
 /// On a grid: the container a shift-click sends a stack to (a chest's grid
@@ -100,6 +100,8 @@ struct Held {
     container: Entity,
     from: Source,
     item: ItemType,
+    /// The dragged items' properties: a drag moves their kind only.
+    props: Props,
     amount: u32,
     whole: bool,
     ghost: Entity,
@@ -132,15 +134,26 @@ impl UiDrag {
 pub(crate) struct DragGhost;
 
 /// What a cell holds: where it comes from, the type, how many.
-fn stack_in(cell: &SlotCell, held: &ContainerContents) -> Option<(Source, ItemType, u32)> {
+fn stack_in(cell: &SlotCell, held: &ContainerContents) -> Option<(Source, ItemType, Props, u32)> {
     let slot = cell.slot()?;
     let engine = held.engine()?;
     if engine.rules().has_slots() {
         let stack = engine.stack(slot)?;
-        return Some((Source::Slot(slot), stack.item.clone(), stack.amount));
+        return Some((
+            Source::Slot(slot),
+            stack.item.clone(),
+            stack.props.clone(),
+            stack.amount,
+        ));
     }
     let (item, amount) = held.slots().get(slot as usize)?.as_ref()?;
-    Some((Source::Holding, ItemType::from(item.as_str()), *amount))
+    let props = held.props(slot as usize).clone();
+    Some((
+        Source::Holding,
+        ItemType::from(item.as_str()),
+        props,
+        *amount,
+    ))
 }
 
 /// A stack under a cell, as a drag or a click takes it.
@@ -149,6 +162,7 @@ struct Picked {
     container: Entity,
     from: Source,
     item: ItemType,
+    props: Props,
     stack: u32,
 }
 
@@ -166,12 +180,13 @@ impl Stacks<'_, '_> {
         let cell = self.cells.get(cell_e).ok()?;
         let grid = self.grids.get(cell.grid()).ok()?;
         let held = self.contents.get(grid.container).ok()?;
-        let (from, item, stack) = stack_in(cell, held)?;
+        let (from, item, props, stack) = stack_in(cell, held)?;
         Some(Picked {
             grid: cell.grid(),
             container: grid.container,
             from,
             item,
+            props,
             stack,
         })
     }
@@ -233,6 +248,7 @@ pub(crate) fn start_drag(
         container: picked.container,
         from: picked.from,
         item: picked.item,
+        props: picked.props,
         amount,
         whole: amount >= picked.stack,
         ghost: ghost_e,
@@ -302,8 +318,11 @@ fn plan(held: &Held, to: Entity, to_slot: Option<u32>) -> Option<ContainerReques
         }));
     }
     let mut request = match held.from {
+        // the slot names the kind
         Source::Slot(slot) => TransferRequest::from_slot(slot, held.amount).of(held.item.clone()),
-        Source::Holding => TransferRequest::item(held.item.clone(), held.amount),
+        Source::Holding => {
+            TransferRequest::item(held.item.clone(), held.amount).with_props(held.props.clone())
+        }
     };
     if let Some(slot) = to_slot {
         request = request.to_slot(slot);
@@ -377,6 +396,7 @@ pub(crate) fn shift_click(
         container: picked.container,
         from: picked.from,
         item: picked.item,
+        props: picked.props,
         amount: picked.stack,
         whole: true,
         ghost: Entity::PLACEHOLDER,
@@ -400,6 +420,7 @@ mod tests {
             container,
             from,
             item: ItemType::from("berries"),
+            props: Props::EMPTY,
             amount,
             whole,
             ghost: Entity::PLACEHOLDER,
@@ -437,7 +458,7 @@ mod tests {
             Some(ContainerRequest::from(Transfer {
                 from: bag,
                 to: chest,
-                request: TransferRequest::item("berries", 4),
+                request: TransferRequest::item("berries", 4).with_props(Props::EMPTY),
             }))
         );
     }

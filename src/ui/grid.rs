@@ -101,6 +101,8 @@ pub struct SlotCell {
     pub(crate) bound: bool,
     pub(crate) label: Entity,
     pub(crate) icon: Option<Entity>,
+    /// The bar of a property shown as one (a durability), once needed.
+    pub(crate) bar: Option<Entity>,
 }
 
 impl SlotCell {
@@ -470,6 +472,7 @@ fn spawn_cell(
         bound: false,
         label,
         icon: None,
+        bar: None,
     };
     let cell = commands
         .spawn((

@@ -74,6 +74,7 @@
 //!     colour: Color::srgb(0.2, 0.45, 0.2),
 //!     description: "Heals a little.".into(),
 //!     category: Some("plant".into()),
+//!     props: Vec::new(),
 //! };
 //! let catalog = ItemCatalog::from_looks([("herb", herb)]);
 //! let catalog = app.world_mut().resource_mut::<Assets<ItemCatalog>>().add(catalog);
@@ -111,7 +112,7 @@ use bevy::prelude::*;
 
 pub use catalog::{
     CatalogLoadError, CatalogRejected, ItemCatalog, ItemCatalogLoader, ItemLook, ItemLooks,
-    UiCatalog, colour_of_id,
+    PropLook, UiCatalog, colour_of_id,
 };
 pub use drag::{LinkedContainer, Split};
 pub use feedback::{DropRefused, in_words};

@@ -32,6 +32,9 @@ pub struct GridStyle {
     pub bar_fill: Color,
     /// The tooltip's background.
     pub tooltip_back: Color,
+    /// The bar along a cell's bottom edge showing a property (a
+    /// durability) that the item catalog shows as a bar.
+    pub prop_bar: Color,
     /// Font size of cell text.
     pub cell_font: f32,
     /// Font size of the info, status, bar and tooltip text.
@@ -55,6 +58,7 @@ impl Default for GridStyle {
             bar_back: Color::srgb(0.12, 0.12, 0.15),
             bar_fill: Color::srgb(0.35, 0.65, 0.4),
             tooltip_back: Color::srgba(0.05, 0.05, 0.08, 0.92),
+            prop_bar: Color::srgb(0.95, 0.8, 0.25),
             cell_font: 14.0,
             small_font: 13.0,
             bar_height: 16.0,

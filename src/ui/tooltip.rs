@@ -45,9 +45,16 @@ fn stacking(engine: &Contents, item: &str) -> Option<String> {
 }
 
 /// The lines about a stack of `amount` items of a type that looks like
-/// `look`.
-fn stack_lines(look: &ItemLook, amount: u32, place: String, how: Option<String>) -> String {
+/// `look`, carrying `props`.
+fn stack_lines(
+    look: &ItemLook,
+    amount: u32,
+    props: &crate::props::Props,
+    place: String,
+    how: Option<String>,
+) -> String {
     let mut lines = vec![look.name.clone(), format!("{amount} {place}")];
+    lines.extend(look.prop_lines(props));
     if !look.description.is_empty() {
         lines.push(look.description.clone());
     }
@@ -68,6 +75,7 @@ fn describe(cell: &SlotCell, held: &ContainerContents, looks: &ItemLooks) -> Opt
         return Some(stack_lines(
             &look,
             *amount,
+            held.props(slot as usize),
             "held".into(),
             stacking(engine, item),
         ));
@@ -78,6 +86,7 @@ fn describe(cell: &SlotCell, held: &ContainerContents, looks: &ItemLooks) -> Opt
         return Some(stack_lines(
             &looks.look(item),
             stack.amount,
+            &stack.props,
             place,
             stacking(engine, item),
         ));

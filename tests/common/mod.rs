@@ -19,6 +19,7 @@ pub struct Seen {
     pub spilled: Vec<ContainerSpilled>,
     pub unanswered: Vec<RequestUnanswered>,
     pub rejected: Vec<AdoptionRejected>,
+    pub props_changed: Vec<PropsChanged>,
 }
 
 type Readers<'w, 's> = (
@@ -30,10 +31,12 @@ type Readers<'w, 's> = (
     MessageReader<'w, 's, ContainerSpilled>,
     MessageReader<'w, 's, RequestUnanswered>,
     MessageReader<'w, 's, AdoptionRejected>,
+    MessageReader<'w, 's, PropsChanged>,
 );
 
 fn collect(mut seen: ResMut<Seen>, readers: Readers) {
-    let (mut d, mut t, mut x, mut f, mut r, mut s, mut u, mut j) = readers;
+    let (mut d, mut t, mut x, mut f, mut r, mut s, mut u, mut j, mut p) = readers;
+    seen.props_changed.extend(p.read().cloned());
     seen.delivered.extend(d.read().cloned());
     seen.taken.extend(t.read().cloned());
     seen.transferred.extend(x.read().cloned());
@@ -161,6 +164,7 @@ pub fn deliver(
         Deliver {
             container,
             item: item.into(),
+            props: Default::default(),
             amount,
             sender,
         },

@@ -369,10 +369,7 @@ fn holdings_are_what_stays(
     holdings: &BTreeMap<String, u32>,
     what: &str,
 ) -> Result<(), Violation> {
-    let actual_h: BTreeMap<String, u32> = c
-        .holdings()
-        .map(|(k, n)| (k.to_string(), n))
-        .collect();
+    let actual_h: BTreeMap<String, u32> = c.holdings().map(|(k, n)| (k.to_string(), n)).collect();
     if actual_h != *holdings {
         return at.fail(format!(
             "{what}: holdings are {actual_h:?} where {holdings:?} are kept"
