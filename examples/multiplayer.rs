@@ -532,7 +532,12 @@ fn slots_at(world: &World, entity: Entity) -> Option<Slots> {
     world
         .get::<ContainerContents>(entity)
         .filter(|c| c.is_ready())
-        .map(|c| c.slots().to_vec())
+        .map(|c| {
+            c.slots()
+                .iter()
+                .map(|s| s.as_ref().map(|(k, n)| (k.to_string(), *n)))
+                .collect()
+        })
 }
 
 /// What a client sees of its (first) replicated container marked `M`.

@@ -22,6 +22,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, RwLock};
 
+use bevy::reflect::{ReflectDeserialize, ReflectSerialize};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// How many distinct ids are interned at most.
@@ -42,7 +43,9 @@ pub const INTERN_LONGEST: usize = 256;
 /// assert_eq!(a.as_str(), "berries");
 /// assert!(ItemType::from("axe") < a);
 /// ```
-#[derive(Clone)]
+#[derive(Clone, bevy::reflect::Reflect)]
+#[reflect(opaque)]
+#[reflect(Clone, Debug, PartialEq, Hash, Serialize, Deserialize)]
 pub struct ItemType(Repr);
 
 #[derive(Clone)]

@@ -21,6 +21,7 @@ pub mod adoption;
 pub mod audit;
 pub mod contents;
 pub mod decimal;
+pub mod guide;
 mod hash;
 pub mod item;
 mod limits;

@@ -127,3 +127,64 @@ fn an_icon_that_exists_loads_and_one_that_does_not_is_reported_with_the_rest() {
         "{message}"
     );
 }
+
+/// How properties show: read strictly (a problem names its path), then
+/// used by tooltips (labelled lines, listed ones first) and cells (a bar for
+/// a number up to `max`).
+#[test]
+fn property_looks_are_read_strictly_and_say_how_a_property_shows() {
+    use bevy_container::adoption::Format;
+    use bevy_container::props::Props;
+    let text = br##"{"items": [{"id": "axe", "name": "Axe", "colour": "#545466", "description": "",
+        "props": [{"key": "durability", "label": "Durability", "max": 40},
+                  {"key": "weight", "unit": "kg"}]}]}"##;
+    let catalog = ItemCatalog::read(text, Format::Json).expect("a valid catalog");
+    let look = catalog.look("axe");
+    let worn = Props::parse(r#"{"durability":10,"made-by":"Olga","weight":2.5}"#).unwrap();
+    assert_eq!(
+        look.prop_lines(&worn),
+        ["Durability: 10 / 40", "weight: 2.5 kg", "made-by: Olga"]
+    );
+    assert_eq!(look.bar(&worn), Some(0.25));
+    assert_eq!(look.bar(&Props::EMPTY), None);
+    assert!(look.prop_lines(&Props::EMPTY).is_empty());
+    for (bad, at, kind) in [
+        (
+            br##"{"items": [{"id": "axe", "name": "Axe", "colour": "#545466", "description": "",
+            "props": [{"key": "Durability"}]}]}"##
+                .as_slice(),
+            "/items/0/props/0/key",
+            ProblemKind::Pattern,
+        ),
+        (
+            br##"{"items": [{"id": "axe", "name": "Axe", "colour": "#545466", "description": "",
+            "props": [{"key": "durability", "max": 0}]}]}"##
+                .as_slice(),
+            "/items/0/props/0/max",
+            ProblemKind::OutOfRange,
+        ),
+        (
+            br##"{"items": [{"id": "axe", "name": "Axe", "colour": "#545466", "description": "",
+            "props": [{"key": "durability", "colour": "#fff"}]}]}"##
+                .as_slice(),
+            "/items/0/props/0/colour",
+            ProblemKind::Unknown,
+        ),
+        (
+            br##"{"items": [{"id": "axe", "name": "Axe", "colour": "#545466", "description": "",
+            "props": {"key": "durability"}}]}"##
+                .as_slice(),
+            "/items/0/props",
+            ProblemKind::WrongType,
+        ),
+    ] {
+        let report = ItemCatalog::read(bad, Format::Json).expect_err("refused");
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.path == at && p.kind == kind),
+            "{at} {kind:?}: {report}"
+        );
+    }
+}

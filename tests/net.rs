@@ -273,7 +273,9 @@ impl Game {
             .get::<ContainerContents>(e)
             .expect("a container")
             .slots()
-            .to_vec()
+            .iter()
+            .map(|s| s.as_ref().map(|(k, n)| (k.to_string(), *n)))
+            .collect()
     }
 }
 

@@ -293,7 +293,7 @@ fn account(app: &App, books: &mut Books, picked: &BTreeSet<Entity>) {
             "a take lists every portion it took: {t:?}"
         );
         for (props, n) in kinds {
-            if let Some(asked) = &t.outcome.props {
+            if let Some(asked) = t.outcome.asked_kind() {
                 assert_eq!(*asked, props, "a take of one kind takes that kind: {t:?}");
             }
             add(
@@ -425,9 +425,9 @@ fn world_totals(app: &mut App) -> BTreeMap<String, i128> {
                             }
                         });
                 if !same {
-                    let engine_view: Vec<Option<(String, u32)>> = e
+                    let engine_view: Vec<Option<(ItemType, u32)>> = e
                         .slots()
-                        .map(|s| s.map(|s| (s.item.to_string(), s.amount)))
+                        .map(|s| s.map(|s| (s.item.clone(), s.amount)))
                         .collect();
                     assert_eq!(
                         mirror,

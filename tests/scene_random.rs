@@ -416,7 +416,11 @@ fn view(app: &App, e: Entity) -> View {
     let engine = c.engine();
     View {
         ready: c.is_ready(),
-        mirror: c.slots().to_vec(),
+        mirror: c
+            .slots()
+            .iter()
+            .map(|s| s.as_ref().map(|(k, n)| (k.to_string(), *n)))
+            .collect(),
         capacity: c.capacity().to_string(),
         limits: engine.map(|en| en.limits()),
         size_used: engine.map(|en| en.size_used()),

@@ -722,7 +722,7 @@ fn a_scene_written_before_properties_loads_as_plain_items() {
     assert!(ready, "the adoption loaded and the contents attached");
     let mut q = app.world_mut().query::<&ContainerContents>();
     let c = q.single(app.world()).unwrap();
-    assert_eq!(c.slots()[0], Some(("berries".to_string(), 7)));
+    assert_eq!(c.slots()[0], Some(("berries".into(), 7)));
     assert!(c.props(0).is_empty());
     assert_eq!(c.count_kind("berries", &Default::default()), 7);
     let mut p = app.world_mut().query::<&LoosePickup>();

@@ -512,7 +512,7 @@ pub fn slot_table(contents: &ContainerContents) -> String {
                 } else {
                     format!("  {props}")
                 };
-                out.push_str(&format!("{:<5} {:<9} {n}{props}\n", i + 1, item))
+                out.push_str(&format!("{:<5} {:<9} {n}{props}\n", i + 1, item.as_str()))
             }
             None => out.push_str(&format!("{:<5} -\n", i + 1)),
         }

@@ -197,10 +197,6 @@ impl Delivered {
 pub struct Taken {
     /// The type asked for.
     pub item: ItemType,
-    /// The kind asked for: `None` for any kind of the type, else only
-    /// stacks with exactly these properties.
-    #[serde(default)]
-    pub props: Option<Props>,
     /// How many were asked for.
     pub asked: u32,
     /// How many were taken (now the caller's).
@@ -211,10 +207,21 @@ pub struct Taken {
     pub from: Landings,
     /// Why nothing was taken, when the take was refused.
     pub refused: Option<Reason>,
-    /// The properties of each portion, when any portion had some (see
-    /// [`Taken::kinds`]): empty for a take of plain items from slots, so
-    /// plain takes do not allocate.
+    /// The kind asked for and each portion's properties, when the take
+    /// named a kind or any portion had properties (see [`Taken::kinds`]
+    /// and [`Taken::asked_kind`]): `None` for a take of plain items from
+    /// slots, so plain takes carry one word more and never allocate.
     #[serde(default)]
+    pub(crate) kinds: Option<Box<TakenKinds>>,
+}
+
+/// What a take of kinds adds to its outcome.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TakenKinds {
+    /// The kind asked for (`None`: any kind of the type).
+    pub(crate) asked: Option<Props>,
+    /// Each portion's properties and amount, when any had properties or
+    /// the container is slotless (else the portions are `from`'s, plain).
     pub(crate) portions: Vec<(Props, u32)>,
 }
 
@@ -223,31 +230,62 @@ impl Taken {
     pub(crate) fn nothing(item: ItemType, props: Option<Props>, asked: u32) -> Taken {
         Taken {
             item,
-            props,
             asked,
             taken: 0,
             shortfall: asked,
             from: Landings::default(),
             refused: None,
-            portions: Vec::new(),
+            kinds: props.map(|p| {
+                Box::new(TakenKinds {
+                    asked: Some(p),
+                    portions: Vec::new(),
+                })
+            }),
+        }
+    }
+
+    /// The kind the take asked for: `None` for any kind of the type.
+    pub fn asked_kind(&self) -> Option<&Props> {
+        self.kinds.as_ref().and_then(|k| k.asked.as_ref())
+    }
+
+    /// Sets the kind asked for.
+    pub(crate) fn set_asked(&mut self, props: Option<&Props>) {
+        match (props, &mut self.kinds) {
+            (None, None) => {}
+            (p, Some(k)) => k.asked = p.cloned(),
+            (Some(p), kinds) => {
+                *kinds = Some(Box::new(TakenKinds {
+                    asked: Some(p.clone()),
+                    portions: Vec::new(),
+                }))
+            }
         }
     }
 
     /// Notes a portion of `amount` items with `props` that left: after its
     /// slot was pushed onto `from` (`slotless`: no slot, every portion is
     /// listed).
+    #[inline]
     pub(crate) fn note_kind(&mut self, props: &Props, amount: u32, slotless: bool) {
-        if !slotless && self.portions.is_empty() {
-            if props.is_empty() {
-                return;
-            }
+        let listed = self.kinds.as_ref().is_some_and(|k| !k.portions.is_empty());
+        if !slotless && !listed && props.is_empty() {
+            return;
+        }
+        self.note_listed(props, amount, slotless, listed);
+    }
+
+    #[cold]
+    fn note_listed(&mut self, props: &Props, amount: u32, slotless: bool, listed: bool) {
+        let kinds = self.kinds.get_or_insert_with(Default::default);
+        if !slotless && !listed {
             // the plain portions before this one
             let before = self.from.len().saturating_sub(1);
             for l in &self.from.as_slice()[..before] {
-                self.portions.push((Props::EMPTY, l.amount));
+                kinds.portions.push((Props::EMPTY, l.amount));
             }
         }
-        self.portions.push((props.clone(), amount));
+        kinds.portions.push((props.clone(), amount));
     }
 
     /// What left, portion by portion in the order taken (a slot at a time;
@@ -269,8 +307,8 @@ impl Taken {
     /// assert_eq!(t.kinds(), vec![(Props::EMPTY, 1)]);
     /// ```
     pub fn kinds(&self) -> Vec<(Props, u32)> {
-        if !self.portions.is_empty() {
-            return self.portions.clone();
+        if let Some(k) = self.kinds.as_ref().filter(|k| !k.portions.is_empty()) {
+            return k.portions.clone();
         }
         if self.from.is_empty() {
             return if self.taken > 0 {
@@ -426,7 +464,7 @@ impl std::fmt::Display for Delivered {
 impl std::fmt::Display for Taken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let empty = Props::EMPTY;
-        let item = Named(&self.item, self.props.as_ref().unwrap_or(&empty));
+        let item = Named(&self.item, self.asked_kind().unwrap_or(&empty));
         if let Some(r) = self.refused {
             return write!(f, "take of {} {item} refused ({r})", self.asked);
         }

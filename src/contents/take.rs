@@ -56,7 +56,7 @@ impl Contents {
         {
             let id = stack.item.clone();
             let mut out = self.take_stack(id, s, amount);
-            out.props = props.cloned();
+            out.set_asked(props);
             return out;
         }
         // one lookup for the shared id and the stacks to draw from, copied
@@ -112,13 +112,16 @@ impl Contents {
         if amount == 0 {
             return out;
         }
+        // only a stack with properties is noted: plain takes stay plain
         let props = match self.stack(slot) {
-            Some(st) if !st.props.is_empty() => st.props.clone(),
-            _ => Props::EMPTY,
+            Some(st) if !st.props.is_empty() => Some(st.props.clone()),
+            _ => None,
         };
         let n = self.take_from_stack(&out.item, slot, amount);
         out.from.push(Landing { slot, amount: n });
-        out.note_kind(&props, n, false);
+        if let Some(p) = props {
+            out.note_kind(&p, n, false);
+        }
         out.taken = n;
         out.shortfall = amount - n;
         out

@@ -4,7 +4,7 @@ use bevy::prelude::*;
 
 use super::asset::AdoptionAsset;
 use super::state::ContentsState;
-use crate::contents::{Contents, SlotRules};
+use crate::contents::{Contents, ItemType, SlotRules};
 use crate::save::AdoptionId;
 
 /// A container on any entity: attach it with the adoption's handle and the
@@ -69,8 +69,9 @@ pub struct ContainerContents {
 #[derive(Reflect, Debug, Clone, Default, PartialEq)]
 pub(crate) struct Mirror {
     /// One entry per slot: `None` for empty, or the type and amount. For a
-    /// slotless container, one entry per kind held, in kind order.
-    slots: Vec<Option<(String, u32)>>,
+    /// slotless container, one entry per kind held, in kind order. Types
+    /// are shared ids (a pointer copy), not a new text per slot.
+    slots: Vec<Option<(ItemType, u32)>>,
     /// Each entry's properties (empty for plain items and empty slots),
     /// beside `slots`.
     props: Vec<crate::props::Props>,
@@ -84,7 +85,7 @@ impl ContainerContents {
     /// The mirror of the contents: one entry per slot (`None` for empty, or
     /// the type and amount), or for a slotless container one entry per type
     /// held, sorted by type. Empty until the adoption is loaded.
-    pub fn slots(&self) -> &[Option<(String, u32)>] {
+    pub fn slots(&self) -> &[Option<(ItemType, u32)>] {
         &self.mirror.slots
     }
 
@@ -238,7 +239,7 @@ impl Mirror {
             match (entry.as_mut(), e.stack(s)) {
                 (Some((_, n)), Some(st)) => *n = st.amount,
                 (_, st) => {
-                    *entry = st.map(|st| (st.item.to_string(), st.amount));
+                    *entry = st.map(|st| (st.item.clone(), st.amount));
                     *props = st.map(|st| st.props.clone()).unwrap_or_default();
                 }
             }
@@ -250,7 +251,7 @@ impl Mirror {
         if e.rules().has_slots() {
             self.slots = e
                 .slots()
-                .map(|s| s.map(|s| (s.item.to_string(), s.amount)))
+                .map(|s| s.map(|s| (s.item.clone(), s.amount)))
                 .collect();
             self.props = e
                 .slots()
@@ -259,7 +260,7 @@ impl Mirror {
         } else {
             self.slots = e
                 .holdings()
-                .map(|(k, v)| Some((k.item.to_string(), v)))
+                .map(|(k, v)| Some((k.item.clone(), v)))
                 .collect();
             self.props = e.holdings().map(|(k, _)| k.props.clone()).collect();
         }

@@ -78,7 +78,7 @@ pub(crate) enum Drawn {
     /// A slotless container's holding of one kind.
     Holding {
         row: u32,
-        item: String,
+        item: ItemType,
         amount: u32,
         props: Props,
     },
@@ -197,7 +197,7 @@ impl Painter<'_, '_> {
                 props,
                 ..
             } => {
-                let look = self.looks.look(item);
+                let look = self.looks.look(item.as_str());
                 let bar = look.bar(props);
                 let mark = if !props.is_empty() && bar.is_none() {
                     "*"

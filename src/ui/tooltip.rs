@@ -71,6 +71,7 @@ fn describe(cell: &SlotCell, held: &ContainerContents, looks: &ItemLooks) -> Opt
     let engine = held.engine()?;
     if !engine.rules().has_slots() {
         let (item, amount) = held.slots().get(slot as usize)?.as_ref()?;
+        let item = item.as_str();
         let look = looks.look(item);
         return Some(stack_lines(
             &look,

@@ -114,7 +114,9 @@ pub fn slots(app: &App, e: Entity) -> Vec<Option<(String, u32)>> {
         .get::<ContainerContents>(e)
         .unwrap()
         .slots()
-        .to_vec()
+        .iter()
+        .map(|s| s.as_ref().map(|(k, n)| (k.to_string(), *n)))
+        .collect()
 }
 
 pub fn pickups(app: &mut App) -> Vec<(Entity, LoosePickup, Vec3)> {
