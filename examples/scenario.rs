@@ -1,4 +1,4 @@
-//! The scenario runner of `scenario-format.md`: replays a scenario file's
+//! The scenario runner of the guide's [`guide::scenarios`](crate::guide::scenarios) chapter: replays a scenario file's
 //! requests against one container and prints one JSON line per step.
 //!
 //! ```text

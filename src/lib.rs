@@ -1,18 +1,20 @@
-// README is the crate doc when the tooling is built (the default): its
-// examples are doctests, and one of them uses `audit`. Without the tooling a
-// short doc stands in, so no doctest names a module that is not compiled.
+// README is the crate doc when the features its examples use are built
+// (docs.rs builds them all): its examples are doctests. Otherwise a short
+// doc stands in, so no doctest names a module that is not compiled.
 #![cfg_attr(
-    all(feature = "audit", feature = "replay", feature = "scenario"),
+    all(feature = "replicon", feature = "scene"),
     doc = include_str!("../README.md")
 )]
 #![cfg_attr(
-    not(all(feature = "audit", feature = "replay", feature = "scenario")),
+    not(all(feature = "replicon", feature = "scene")),
     doc = "In-game containers (backpacks, chests, shops, hotbars, decks) for Bevy, settled \
            exactly as a container-1 adoption file says.\n\n\
-           Built without some of its default features (`audit`, `replay`, `scenario`): \
-           the engine ([`contents`], [`rules`], [`adoption`], [`save`]) and the \
-           [`plugin`] are all here; see README.md for the whole guide."
+           The engine ([`contents`], [`rules`], [`adoption`], [`save`], [`props`]) and the \
+           [`plugin`] are always built, and the [`guide`] explains the rules. Build the \
+           docs with `--all-features` for the whole README as this page."
 )]
+// on docs.rs, each item says which feature it needs
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -292,7 +292,7 @@ impl PropsError {
 struct Entries {
     /// Sorted by key bytes, keys unique.
     entries: Box<[(Box<str>, PropValue)]>,
-    /// The canonical text (section 14.10 of the rules).
+    /// The canonical text (the guide's [`guide::properties`](crate::guide::properties) chapter).
     canonical: Box<str>,
 }
 

@@ -7,7 +7,7 @@
 //! such as a torn strap, included; otherwise the capacity is what the rules
 //! and tuning say now); under a changed adoption (fewer
 //! slots, a lower stack limit, a type no longer allowed, a smaller budget)
-//! the forced-removal rules of spec section 6 settle what no longer fits and
+//! the forced-removal rules of the guide's [`guide::requests`](crate::guide::requests) settle what no longer fits and
 //! the load reports what moved. A migration that would have to remove items
 //! that never leave is refused: the load returns the refusal and the save is
 //! untouched.

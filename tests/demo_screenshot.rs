@@ -134,6 +134,8 @@ fn run_demo(out: &Path) {
             "-q",
             "--example",
             "demo",
+            // the features the tests are built with: nothing to rebuild
+            "--all-features",
             "--",
             "--script",
             "--screenshot",

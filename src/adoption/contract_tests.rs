@@ -1,4 +1,4 @@
-//! The contract's tests (spec section 10), written once: the names an
+//! The contract's tests (the guide's [`guide::adoption`](crate::guide::adoption)), written once: the names an
 //! adoption's `verification` may use, the order the audit lists them in,
 //! which run once per row, and what each needs from `verification`.
 //!

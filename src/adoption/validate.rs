@@ -1,6 +1,6 @@
 //! Validation: every problem in an adoption file, found in one pass.
 //!
-//! The checks follow `container-1.md` section 1 and are driven by the
+//! The checks follow the guide's [`guide::adoption`](crate::guide::adoption) chapter and are driven by the
 //! embedded contract text: questions and their `when`, the declared values,
 //! the row record schema, and the rules.
 

@@ -1,4 +1,4 @@
-//! The contract's tests (spec section 10): audit an adoption against the
+//! The contract's tests (the guide's [`guide::adoption`](crate::guide::adoption)): audit an adoption against the
 //! real engine, with the adoption's own seeds and scopes.
 //!
 //! The audit lists the catalog's tests ([`ContractTest::ALL`]) in order, a

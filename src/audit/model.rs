@@ -1,5 +1,4 @@
-//! An independent statement of entry, delivery and take (spec sections 3 to
-//! 5): plain vectors, linear scans, integer millionths, no indexes. The audit
+//! An independent statement of entry, delivery and take (the guide's [`guide::adoption`](crate::guide::adoption), [`guide::requests`](crate::guide::requests)): plain vectors, linear scans, integer millionths, no indexes. The audit
 //! compares the engine with it; none of its code is shared with the engine.
 
 use std::collections::BTreeMap;
@@ -201,7 +200,7 @@ impl Model {
         }
     }
 
-    /// Where the fill order puts up to `want` items (section 4).
+    /// Where the fill order puts up to `want` items (the guide's [`guide::requests`](crate::guide::requests)).
     fn plan(&self, item: &str, t: &Terms, want: u32) -> Vec<(u32, u32)> {
         let mut plan = Vec::new();
         let mut left = want;
@@ -356,7 +355,7 @@ impl Model {
         out
     }
 
-    /// What a take does (section 5), applied to the model.
+    /// What a take does (the guide's [`guide::requests`](crate::guide::requests)), applied to the model.
     pub(crate) fn take(&mut self, item: &str, amount: u32, slot: Option<u32>) -> Draw {
         let mut out = Draw {
             taken: 0,

@@ -1,4 +1,4 @@
-//! Delivery: items arriving at the container (spec section 4).
+//! Delivery: items arriving at the container (the guide's [`guide::requests`](crate::guide::requests)).
 
 use super::index::Slots;
 use super::{

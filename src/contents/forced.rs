@@ -1,4 +1,4 @@
-//! Forced removal: items leaving without a take (spec section 6).
+//! Forced removal: items leaving without a take (the guide's [`guide::requests`](crate::guide::requests)).
 //!
 //! One mechanism serves every cause: a shrink (slot count or budget
 //! lowered), a change of rules (reload, tuning) and an owner gone. The

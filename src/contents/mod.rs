@@ -2,7 +2,7 @@
 //!
 //! [`Contents`] holds one container's stacks under compiled [`Rules`] and
 //! settles deliveries, takes, forced removals, sorts, moves and transfers
-//! exactly as `container-1.md` sections 2 to 11 say. It runs no systems and
+//! exactly as the guide's chapters on requests and transfers say ([`guide::requests`](crate::guide::requests), [`guide::transfers`](crate::guide::transfers)). It runs no systems and
 //! touches no world (its only Bevy trait is `Reflect` on [`Reason`], so
 //! outcomes can be shown in an inspector): every operation returns an
 //! outcome that tells the caller where each item went, and the engine

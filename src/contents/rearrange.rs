@@ -1,4 +1,4 @@
-//! Sort and rearranging by hand (spec section 7).
+//! Sort and rearranging by hand (the guide's [`guide::requests`](crate::guide::requests)).
 
 use std::collections::BTreeMap;
 

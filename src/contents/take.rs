@@ -1,4 +1,4 @@
-//! Take: the game or the player asks for items (spec section 5).
+//! Take: the game or the player asks for items (the guide's [`guide::requests`](crate::guide::requests)).
 
 use super::{Contents, ItemType, Kind, Landing, Props, Reason, Taken};
 use crate::item::same_text;

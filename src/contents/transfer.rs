@@ -1,5 +1,5 @@
 //! Transfers between two containers, and dry runs of what a container
-//! would accept (spec section 11).
+//! would accept (the guide's [`guide::transfers`](crate::guide::transfers)).
 //!
 //! A transfer is a take from one container and a delivery to another,
 //! answered as one request: what the target cannot take stays in the source,
@@ -245,7 +245,7 @@ impl Contents {
         }
     }
 
-    /// Transfers items from this container to `target` (spec section 11):
+    /// Transfers items from this container to `target` (the guide's [`guide::transfers`](crate::guide::transfers)):
     /// the source slot's stack or the type's stacks in draw order, into the
     /// target slot or by the target's fill order; what does not fit stays
     /// here. With both slots named, the whole source stack asked for, and
@@ -355,7 +355,7 @@ impl Contents {
     }
 
     /// A transfer whose source and target are this one container: a move
-    /// between two of its slots (spec section 7). Without a target slot it
+    /// between two of its slots (the guide's [`guide::requests`](crate::guide::requests)). Without a target slot it
     /// is refused [`Reason::SameSlot`]: the items are already here.
     pub fn transfer_within(&mut self, req: &TransferRequest) -> Transferred {
         let amount = req.amount;

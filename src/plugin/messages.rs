@@ -2,7 +2,7 @@
 //!
 //! Every request is one [`ContainerRequest`] message, so the requests of a
 //! frame are answered in the order they were written, whatever their kind
-//! (spec section 13). Each is answered by exactly one outcome, carrying the
+//! (the guide's [`guide::world`](crate::guide::world)). Each is answered by exactly one outcome, carrying the
 //! container, the engine's full outcome, and where every item that left
 //! ended up. An outcome is both a message (read it with a `MessageReader`)
 //! and an entity event triggered on its container (observe it on one

@@ -15,7 +15,7 @@
 //!
 //! **Requests in one frame** are answered in the order they were written,
 //! whatever their kind: a take written before a delivery is answered first,
-//! and the delivery sees the slots it freed (spec section 13). Write them
+//! and the delivery sees the slots it freed (the guide's [`guide::world`](crate::guide::world)). Write them
 //! with a `MessageWriter<ContainerRequest>`, with `commands.write_message`,
 //! or with [`ContainerCommandsExt`] (written when the commands apply). The
 //! [`Containers`] system parameter answers the same requests at once, in

@@ -1,4 +1,4 @@
-//! Settling in the world (spec sections 4, 6, 8 and 12): where the items
+//! Settling in the world (the guide's [`guide::requests`](crate::guide::requests), [`guide::world`](crate::guide::world)): where the items
 //! that leave a container, or never enter it, end up. Every rule word maps
 //! to a [`Destination`] and one dispatcher, [`Containers::send`], puts the
 //! items there. Every fallback ends in a loose pickup and a [`Fallback`],
@@ -216,7 +216,7 @@ impl Containers<'_, '_> {
         }
     }
 
-    /// Returns items to whatever offered them (spec section 12).
+    /// Returns items to whatever offered them (the guide's [`guide::world`](crate::guide::world)).
     fn back_to_sender(
         &mut self,
         container: Entity,

@@ -390,7 +390,7 @@ pub(crate) fn apply_slot_rules_changes(
 }
 
 /// Answers the request messages in the order they were written, whatever
-/// their kind (spec section 13).
+/// their kind (the guide's [`guide::world`](crate::guide::world)).
 /// Requests to independent containers have their engine work spread over
 /// threads by [`ContainerParallelism`]; the outcomes are the same.
 pub(crate) fn handle_requests(

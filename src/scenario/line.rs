@@ -1,4 +1,4 @@
-//! The JSON lines a scenario prints (`scenario-format.md`, "Output").
+//! The JSON lines a scenario prints (the guide's [`guide::scenarios`](crate::guide::scenarios) chapter, "Output").
 
 use serde_json::{Map, Value, json};
 
@@ -64,7 +64,7 @@ pub(super) fn state(contents: &Contents) -> Map<String, Value> {
     m
 }
 
-/// Adds an outcome's fields, in the order `scenario-format.md` gives.
+/// Adds an outcome's fields, in the order the guide's [`guide::scenarios`](crate::guide::scenarios) chapter gives.
 pub(super) fn outcome(m: &mut Map<String, Value>, outcome: &StepOutcome) {
     let mut put = |k: &str, v: Value| {
         m.insert(k.into(), v);

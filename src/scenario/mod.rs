@@ -1,4 +1,4 @@
-//! Scenario files: the engine driven from data (`scenario-format.md`).
+//! Scenario files: the engine driven from data (the guide's [`guide::scenarios`](crate::guide::scenarios) chapter).
 //!
 //! A scenario replays requests against one container, or against a world of
 //! named containers (transfers, stores, senders, the ground), and yields one
@@ -7,7 +7,7 @@
 //! writes the same steps as request messages to the plugin in a headless app
 //! and prints the same lines, so both paths are checked against the same
 //! expected output. Steps marked `same-frame` are written in one frame
-//! (spec section 13).
+//! (the guide's [`guide::world`](crate::guide::world)).
 //!
 //! ```
 //! use bevy_container::scenario::Scenario;

@@ -187,7 +187,7 @@ impl Net {
     /// Answers one frame: its steps in runs of the same side (a run of the
     /// server's own requests, then the client's, ...), in written order.
     /// Answering in order one after another gives the outcomes of one
-    /// frame (spec section 13).
+    /// frame (the guide's [`guide::world`](crate::guide::world)).
     fn frame(
         &mut self,
         scenario: &Scenario,

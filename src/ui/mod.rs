@@ -41,7 +41,7 @@
 //! | set | systems |
 //! | --- | --- |
 //! | [`ContainerUiSystems::Input`] | number keys select hotbar slots |
-//! | [`ContainerUiSystems::Feedback`] (after [`ContainerSystems::Requests`](crate::plugin::ContainerSystems::Requests)) | outcomes of the grids' requests to their status lines and [`DropRefused`]; catalogs that failed to load to [`CatalogRejected`] |
+//! | [`ContainerUiSystems::Feedback`] (after [`crate::plugin::ContainerSystems::Requests`]) | outcomes of the grids' requests to their status lines and [`DropRefused`]; catalogs that failed to load to [`CatalogRejected`] |
 //! | [`ContainerUiSystems::Draw`] | fit each grid to its container (cells built or rebuilt), then redraw the cells that changed |
 //!
 //! and the observers of the gestures above. Add it after `AssetPlugin` and

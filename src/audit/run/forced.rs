@@ -1,5 +1,5 @@
 //! The checks of a forced removal (a resize or a gone owner), one function
-//! per check. forced-out-holds states spec section 6 independently: who
+//! per check. forced-out-holds states the guide's [`guide::requests`](crate::guide::requests) independently: who
 //! leaves, to where, in which order, where the kept stacks end up, and that
 //! no more leaves than needed.
 
