@@ -4,7 +4,14 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::Landing;
+/// Items landing in one slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Landing {
+    /// The slot.
+    pub slot: u32,
+    /// How many landed there.
+    pub amount: u32,
+}
 
 /// How many landings a request keeps without a heap allocation: most
 /// deliveries and takes touch one or two slots, and on a bank of mixed

@@ -35,7 +35,7 @@ mod deliver;
 mod forced;
 mod index;
 mod landings;
-pub use landings::Landings;
+pub use landings::{Landing, Landings};
 mod occupancy;
 mod outcome;
 mod rearrange;
@@ -53,8 +53,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use outcome::{
-    Cause, Delivered, ForcedOut, Landing, Leftover, Portion, Rearranged, Reason, Refused,
-    Shortfall, Taken,
+    Cause, Delivered, ForcedOut, Leftover, Portion, Rearranged, Reason, Refused, Shortfall, Taken,
 };
 
 use crate::decimal::Decimal;

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ItemType, Landings, Props};
+use super::{ItemType, Landing, Landings, Props};
 use crate::decimal::Decimal;
 use crate::rules::{LeftoverDestination, WhenForcedOut};
 
@@ -114,15 +114,6 @@ pub struct Leftover {
     pub amount: u32,
     /// Where they go.
     pub to: LeftoverDestination,
-}
-
-/// Items landing in one slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Landing {
-    /// The slot.
-    pub slot: u32,
-    /// How many landed there.
-    pub amount: u32,
 }
 
 /// The outcome of a delivery: `offered = accepted + refused + leftover`.

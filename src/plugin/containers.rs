@@ -11,7 +11,7 @@ use bevy::transform::helper::TransformHelper;
 
 use super::components::{ContainerContents, LoosePickup, Mirror, OverflowStore};
 use super::messages::*;
-use super::settle::{Ledger, PickupPlacement};
+use super::placement::{Ledger, PickupPlacement};
 use super::watch::{Kind, Watched};
 use crate::contents::{
     Contents, Delivered, ForcedOut, LoadRefused, Rearranged, Taken, TransferRequest, Transferred,
@@ -76,87 +76,6 @@ pub struct Containers<'w, 's> {
     rearranged: MessageWriter<'w, ContainerRearranged>,
     props_changed: MessageWriter<'w, PropsChanged>,
     unanswered: MessageWriter<'w, RequestUnanswered>,
-}
-
-/// Why a request did not reach a container's engine.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum NotAnswered {
-    /// The entity has no container.
-    #[error("entity {0} is not a container; add Container to it")]
-    NotAContainer(Entity),
-    /// The adoption is not loaded (or did not compile) yet.
-    #[error(
-        "container {0} has no contents yet: its adoption is still loading or has errors (wait for ContainerReady)"
-    )]
-    NotReady(Entity),
-    /// The entity named as a pickup is not a loose pickup.
-    #[error("entity {0} is not a loose pickup")]
-    NotAPickup(Entity),
-    /// The pickup holds another type than the one delivered.
-    #[error("pickup {pickup} holds {holds}, not {item}; deliver its own item")]
-    OtherPickupItem {
-        /// The pickup.
-        pickup: Entity,
-        /// What it holds.
-        holds: String,
-        /// What the delivery named.
-        item: String,
-    },
-    /// A networked client may not do this with the container (its
-    /// `ContainerAccess` does not give the permission).
-    #[error("this client may not {needs} container {container}")]
-    NotAllowed {
-        /// The container.
-        container: Entity,
-        /// The permission that was missing.
-        needs: Permission,
-    },
-    /// A networked client named an entity the server never sent it: a
-    /// container it may not view, or no container at all.
-    #[error(
-        "entity {0} is nothing the server sent this client: a container it may not view, or no container"
-    )]
-    NotSeen(Entity),
-    /// A networked client lost its connection before the server answered;
-    /// whether the server settled the request shows in the contents when
-    /// the client connects again.
-    #[error("the connection to the server was lost before it answered (container {0})")]
-    ConnectionLost(Entity),
-    /// A networked client asked for what only the server does (a delivery,
-    /// a capacity change, an owner gone).
-    #[error(
-        "container {0} belongs to the server: deliveries, capacity changes and owner-gone are written on the server"
-    )]
-    ServerOnly(Entity),
-    /// A networked client sent more requests in one server tick than the
-    /// server answers; the rest are refused.
-    #[error("too many requests from one client in one tick; send fewer (container {0})")]
-    TooManyRequests(Entity),
-}
-
-/// What a client asks to do with a container (checked against a
-/// `ContainerAccess` on a server, feature `replicon`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, Reflect)]
-pub enum Permission {
-    /// See its contents (they replicate to that client).
-    View,
-    /// Take items out of it (a take, the source of a transfer, a move or
-    /// a sort within it).
-    Take,
-    /// Put items into it (the target of a transfer, a pick-up, a move or a
-    /// sort within it).
-    Put,
-}
-
-impl std::fmt::Display for Permission {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Permission::View => "view",
-            Permission::Take => "take from",
-            Permission::Put => "put into",
-        })
-    }
 }
 
 /// Why a save did not load into a container.

@@ -69,6 +69,7 @@ mod containers;
 mod frame;
 mod guard;
 mod messages;
+mod placement;
 #[cfg(feature = "scene")]
 pub mod scene;
 mod settle;
@@ -85,10 +86,10 @@ pub use components::{
     Container, ContainerContents, ContainerSlotRules, DespawnPolicy, LoosePickup, OverflowSources,
     OverflowStore,
 };
-pub use containers::{Containers, LoadError, NotAnswered, Permission};
+pub use containers::{Containers, LoadError};
 pub use frame::{ContainerFrameStats, ContainerParallelism};
 pub use messages::*;
-pub use settle::PickupPlacement;
+pub use placement::PickupPlacement;
 pub use state::ContentsState;
 #[cfg(feature = "replicon")]
 pub(crate) use systems::{AnsweredByServer, CompiledRules, attach_engines, handle_requests};

@@ -19,7 +19,7 @@ use super::containers::Containers;
 use super::frame::{ContainerFrameStats, ContainerParallelism, FrameScratch, answer_frame};
 use super::guard;
 use super::messages::*;
-use super::settle::{PickupPlacement, spawn_pickup};
+use super::placement::{PickupPlacement, spawn_pickup};
 use super::watch::{self, Kind, Watched};
 use crate::adoption::{Report, Tuning};
 use crate::contents::{Contents, ForcedOut};

@@ -12,7 +12,7 @@ use bevy::input::mouse::MouseScrollUnit;
 use bevy::picking::events::{Pointer, Scroll};
 use bevy::prelude::*;
 
-use super::cells::Drawn;
+use super::drawn::Drawn;
 use super::style::GridStyle;
 use crate::adoption::MAX_SLOTS;
 use crate::plugin::ContainerContents;

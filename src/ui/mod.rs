@@ -102,6 +102,7 @@
 mod catalog;
 mod cells;
 mod drag;
+mod drawn;
 mod feedback;
 mod grid;
 mod hotbar;

@@ -6,7 +6,7 @@ use bevy::picking::events::{DragStart, Out, Over, Pointer};
 use bevy::prelude::*;
 
 use super::catalog::{ItemLook, ItemLooks};
-use super::cells::{SlotRole, role_of};
+use super::drawn::{SlotRole, role_of};
 use super::grid::{ContainerGrid, SlotCell};
 use super::style::GridStyle;
 use crate::contents::Contents;
