@@ -259,6 +259,26 @@ impl Game {
         });
     }
 
+    /// Runs client `i`'s frame and takes back the one request it sent:
+    /// the channel and the bytes, as replicon would put them on the wire.
+    fn sent_request(&mut self, i: usize) -> (usize, Vec<u8>) {
+        self.clients[i].update();
+        let sent: Vec<(usize, Vec<u8>)> = self.clients[i]
+            .world_mut()
+            .resource_mut::<ClientMessages>()
+            .drain_sent()
+            .map(|(channel, bytes)| (channel, bytes.to_vec()))
+            .collect();
+        let channel = self.clients[i]
+            .world()
+            .resource::<bevy_replicon::shared::message::registry::RemoteMessageRegistry>()
+            .client_message_channel::<ClientRequest>()
+            .expect("registered");
+        sent.into_iter()
+            .find(|(c, _)| *c == channel)
+            .expect("the request was sent")
+    }
+
     fn answers(&mut self) -> Vec<(ClientId, RequestAnswered)> {
         std::mem::take(&mut self.server.world_mut().resource_mut::<Answers>().0)
     }
@@ -683,23 +703,7 @@ fn malformed_bytes_from_a_client_are_dropped_and_change_nothing() {
     let chest = g.seen_by(0, g.chest).expect("seen");
     // a legitimate take of 126 arrows (one varint byte, 0x7E), slot none
     g.send(0, Take::new(chest, "arrow", 126));
-    g.clients[0].update();
-    let sent: Vec<(usize, Vec<u8>)> = g.clients[0]
-        .world_mut()
-        .resource_mut::<ClientMessages>()
-        .drain_sent()
-        .map(|(channel, bytes)| (channel, bytes.to_vec()))
-        .collect();
-    let channel = g.clients[0]
-        .world()
-        .resource::<bevy_replicon::shared::message::registry::RemoteMessageRegistry>()
-        .client_message_channel::<ClientRequest>()
-        .expect("registered");
-    let (_, take) = sent
-        .iter()
-        .find(|(c, _)| *c == channel)
-        .cloned()
-        .expect("the take was sent");
+    let (channel, take) = g.sent_request(0);
     assert_eq!(take[take.len() - 2..], [0x7E, 0x00], "amount then no slot");
     let mut past_u32 = take[..take.len() - 2].to_vec();
     past_u32.extend([0x80, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00]); // 2^40
@@ -746,23 +750,7 @@ fn forged_properties_from_a_client_are_dropped_and_change_nothing() {
     // a legitimate take of one kind: its properties travel as their text
     let kind = Props::new([("q", 1)]).expect("valid");
     g.send(0, Take::new(chest, "arrow", 5).of_kind(kind.clone()));
-    g.clients[0].update();
-    let sent: Vec<(usize, Vec<u8>)> = g.clients[0]
-        .world_mut()
-        .resource_mut::<ClientMessages>()
-        .drain_sent()
-        .map(|(channel, bytes)| (channel, bytes.to_vec()))
-        .collect();
-    let channel = g.clients[0]
-        .world()
-        .resource::<bevy_replicon::shared::message::registry::RemoteMessageRegistry>()
-        .client_message_channel::<ClientRequest>()
-        .expect("registered");
-    let (_, take) = sent
-        .iter()
-        .find(|(c, _)| *c == channel)
-        .cloned()
-        .expect("the take was sent");
+    let (channel, take) = g.sent_request(0);
     let text = kind.canonical().as_bytes();
     let at = take
         .windows(text.len())

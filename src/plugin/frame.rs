@@ -144,10 +144,11 @@ mod parallel {
     use bevy::tasks::{ComputeTaskPool, TaskPool, TaskPoolBuilder};
 
     use super::{ContainerFrameStats, ContainerParallelism, FrameScratch};
-    use crate::plugin::components::{ContainerContents, OverflowStore};
-    use crate::plugin::containers::{
-        Answered, Containers, Touches, delivery_answered, engine_step, one_container, take_answered,
+    use crate::plugin::answer::{
+        Answered, Touches, delivery_answered, engine_step, one_container, take_answered,
     };
+    use crate::plugin::components::{ContainerContents, OverflowStore};
+    use crate::plugin::containers::Containers;
     use crate::plugin::messages::{ContainerRequest, ItemsDelivered, ItemsTaken};
 
     /// Below this many requests to independent containers a frame is

@@ -62,6 +62,7 @@
 //! assert!(app.world_mut().query::<&LoosePickup>().iter(app.world()).next().is_none());
 //! ```
 
+mod answer;
 mod asset;
 mod commands;
 mod components;

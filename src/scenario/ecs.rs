@@ -222,30 +222,23 @@ impl World {
 
     fn tally(&mut self, settled: &[Settled]) {
         for s in settled {
-            match s {
+            let (book, item, props, amount) = match s {
                 Settled::Destroyed {
                     item,
                     props,
                     amount,
-                } => {
-                    *self
-                        .destroyed
-                        .entry(super::line::kind_key(item.as_str(), props))
-                        .or_default() += u64::from(*amount)
-                }
+                } => (&mut self.destroyed, item, props, amount),
                 Settled::Caller {
                     item,
                     props,
                     amount,
                     ..
-                } => {
-                    *self
-                        .kept
-                        .entry(super::line::kind_key(item.as_str(), props))
-                        .or_default() += u64::from(*amount)
-                }
-                _ => {}
-            }
+                } => (&mut self.kept, item, props, amount),
+                _ => continue,
+            };
+            *book
+                .entry(super::line::kind_key(item.as_str(), props))
+                .or_default() += u64::from(*amount);
         }
     }
 
