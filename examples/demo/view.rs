@@ -194,16 +194,11 @@ fn open_grids(
         Hotbar,
         LinkedContainer(chest),
     );
-    section(&mut commands, row, "Backpack (hotbar)", bag);
+    section(&mut commands, row, "Backpack", bag);
     let chest_grid = (grid_of(chest), LinkedContainer(backpack));
     section(&mut commands, row, "Chest", chest_grid);
     let stash_grid = (grid_of(stash), LinkedContainer(backpack));
-    section(
-        &mut commands,
-        panel,
-        "Stash (tuning: stash-slots)",
-        stash_grid,
-    );
+    section(&mut commands, panel, "Stash", stash_grid);
 }
 
 /// Gives the player, the stash and the chest their sprites and names.
@@ -271,13 +266,27 @@ fn label_pickups(
     }
 }
 
-/// Colours each pickup as the catalog says (it may load after the pickups
-/// appear, and reloads when edited).
-fn colour_pickups(looks: ItemLooks, mut pickups: Query<(&LoosePickup, &mut Sprite)>) {
+/// Draws each pickup as the catalog says: its icon, or a square of its
+/// colour (the catalog may load after the pickups appear, and reloads when
+/// edited).
+fn colour_pickups(
+    looks: ItemLooks,
+    server: Res<AssetServer>,
+    mut pickups: Query<(&LoosePickup, &mut Sprite)>,
+) {
     for (pickup, mut sprite) in &mut pickups {
-        let colour = looks.look(&pickup.item).colour;
-        if sprite.color != colour {
-            sprite.color = colour;
+        let look = looks.look(&pickup.item);
+        match &look.icon {
+            Some(icon) => {
+                let image: Handle<Image> = server.load(icon.clone());
+                if sprite.image != image {
+                    sprite.image = image;
+                    sprite.color = Color::WHITE;
+                    sprite.custom_size = Some(Vec2::splat(32.0));
+                }
+            }
+            None if sprite.color != look.colour => sprite.color = look.colour,
+            None => {}
         }
     }
 }

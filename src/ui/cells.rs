@@ -72,14 +72,16 @@ struct Visual {
     bar: Option<f32>,
 }
 
-/// The text of a stack: its name, and its amount when more than one. A
-/// stack whose items carry properties shown as no bar is marked `*`.
-fn stack_text(name: &str, amount: u32, marked: bool) -> String {
+/// The text of a stack: its name (none when an icon shows what it is),
+/// and its amount when more than one. A stack whose items carry properties
+/// shown as no bar is marked `*`.
+fn stack_text(name: Option<&str>, amount: u32, marked: bool) -> String {
     let mark = if marked { "*" } else { "" };
-    if amount == 1 {
-        format!("{name}{mark}")
-    } else {
-        format!("{name}{mark}\n{amount}")
+    match (name, amount) {
+        (Some(name), 1) => format!("{name}{mark}"),
+        (Some(name), n) => format!("{name}{mark}\n{n}"),
+        (None, 1) => mark.to_string(),
+        (None, n) => format!("{n}{mark}"),
     }
 }
 
@@ -134,10 +136,16 @@ impl Painter<'_, '_> {
                 } else {
                     ""
                 };
+                // an icon says what it is: the label only counts
+                let text = if look.icon.is_some() {
+                    format!("{amount}{mark}")
+                } else {
+                    format!("{}{mark}: {amount}", look.name)
+                };
                 return Visual {
                     background: look.colour,
                     border: style.border,
-                    text: format!("{}{mark}: {amount}", look.name),
+                    text,
                     text_colour: style.text,
                     icon: look.icon,
                     bar,
@@ -163,7 +171,11 @@ impl Painter<'_, '_> {
             return Visual {
                 background: look.colour,
                 border,
-                text: stack_text(&look.name, *amount, !props.is_empty() && bar.is_none()),
+                text: stack_text(
+                    look.icon.is_none().then_some(look.name.as_str()),
+                    *amount,
+                    !props.is_empty() && bar.is_none(),
+                ),
                 text_colour: style.text,
                 icon: look.icon,
                 bar,
