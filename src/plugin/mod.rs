@@ -71,6 +71,7 @@ mod frame;
 mod guard;
 mod messages;
 mod placement;
+mod requests;
 #[cfg(feature = "scene")]
 pub mod scene;
 mod settle;
