@@ -2,7 +2,7 @@
 //! figure's subject next to its baseline, so `cargo bench` shows both.
 //!
 //! ```text
-//! cargo bench --bench container
+//! cargo bench --bench container --all-features
 //! ```
 
 use std::hint::black_box;

@@ -1,7 +1,7 @@
 //! Runs the contract's tests against an adoption file and prints the list.
 //!
 //! ```text
-//! cargo run --example audit -- assets/backpack.adoption.json --prose assets/design [--tuning FILE]
+//! cargo run --example audit --features audit -- assets/backpack.adoption.json --prose assets/design [--tuning FILE]
 //! ```
 //!
 //! Exits 0 when no test failed, 1 when one did, 2 when the file could not

@@ -27,9 +27,9 @@
 //!   the timeout.
 //!
 //! ```text
-//! cargo run --example multiplayer -- --script
-//! cargo run --example multiplayer -- --server --port 5000
-//! cargo run --example multiplayer -- --client --port 5000 --once
+//! cargo run --example multiplayer --features replicon -- --script
+//! cargo run --example multiplayer --features replicon -- --server --port 5000
+//! cargo run --example multiplayer --features replicon -- --client --port 5000 --once
 //! ```
 //!
 //! Bad arguments exit with 2. Both containers use the seed adoption
@@ -82,9 +82,9 @@ const SCRIPT_MAX_UPDATES: u32 = 20_000;
 const CLIENT_DEADLINE: Duration = Duration::from_secs(30);
 
 const USAGE: &str = "usage:
-  cargo run --example multiplayer -- --server [--port N]
-  cargo run --example multiplayer -- --client [--port N] [--once]
-  cargo run --example multiplayer -- --script [--port N]";
+  cargo run --example multiplayer --features replicon -- --server [--port N]
+  cargo run --example multiplayer --features replicon -- --client [--port N] [--once]
+  cargo run --example multiplayer --features replicon -- --script [--port N]";
 
 /// The shared chest (replicated with it, so a client can tell it apart).
 #[derive(Component, Serialize, Deserialize)]

@@ -2,9 +2,9 @@
 //! baseline, printed as `ratio NAME VALUE` (and `time NAME VALUE UNIT`).
 //!
 //! ```text
-//! cargo run --release --example perf
+//! cargo run --release --example perf --all-features
 //! # only the figures whose names contain one of the words
-//! cargo run --release --example perf -- ecs-vs-engine parallel
+//! cargo run --release --example perf --all-features -- ecs-vs-engine parallel
 //! ```
 //!
 //! The baseline is a hand-rolled container written the way a developer

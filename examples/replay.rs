@@ -3,7 +3,7 @@
 //! story broke.
 //!
 //! ```text
-//! cargo run --example replay -- assets/dnd/occurrences.json \
+//! cargo run --example replay --features replay -- assets/dnd/occurrences.json \
 //!     --registry assets/dnd/registry.json --holders assets/dnd/holders.ron [--json]
 //! ```
 //!

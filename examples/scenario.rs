@@ -2,8 +2,8 @@
 //! requests against one container and prints one JSON line per step.
 //!
 //! ```text
-//! cargo run --example scenario -- FILE.json
-//! cargo run --example scenario -- --ecs FILE.json
+//! cargo run --example scenario --all-features -- FILE.json
+//! cargo run --example scenario --all-features -- --ecs FILE.json
 //! ```
 //!
 //! With `--ecs` the steps go through the Bevy plugin in a headless `App`

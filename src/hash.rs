@@ -6,7 +6,7 @@
 //!
 //! The crate had its own FxHash until it was raced against foldhash (what
 //! Bevy uses, `bevy::platform::hash::FixedHasher`) and rustc-hash 2 on
-//! the lookups of the perf workloads (`cargo run --release --example perf`
+//! the lookups of the perf workloads (`cargo run --release --example perf --all-features`
 //! at the time, one run, best rounds): on the seed backpack's 4 short ids
 //! ours was about 10% faster (foldhash 1.09-1.10 and rustc-hash 1.12 of
 //! ours), and on the bank's 1,000 ids `item-000`..`item-999` about twice

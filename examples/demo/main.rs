@@ -4,11 +4,11 @@
 //! (`bevy_container::ui`, items as `assets/demo.items.ron` says).
 //!
 //! ```text
-//! cargo run --example demo                       # a window; play with the keys and the mouse
-//! cargo run --example demo -- --headless         # the scripted day, printed, no window
-//! cargo run --example demo -- --script           # the scripted day in the window, then play
-//! cargo run --example demo -- --script --screenshot demo.png   # scripted, the backpack's letter hovered, then a screenshot
-//! cargo run --example demo -- --inspector        # with the world inspector and the backpack's panel
+//! cargo run --example demo --features ui                       # a window; play with the keys and the mouse
+//! cargo run --example demo --features ui -- --headless         # the scripted day, printed, no window
+//! cargo run --example demo --features ui -- --script           # the scripted day in the window, then play
+//! cargo run --example demo --features ui -- --script --screenshot demo.png   # scripted, the backpack's letter hovered, then a screenshot
+//! cargo run --example demo --features ui -- --inspector        # with the world inspector and the backpack's panel
 //! xvfb-run -a cargo run --example demo           # the window where there is no display
 //! ```
 //!

@@ -189,7 +189,7 @@ pub struct Failure {
     pub step: usize,
     /// What was wrong.
     pub message: String,
-    /// The shrunk sequence as a scenario file (`cargo run --example scenario -- FILE`).
+    /// The shrunk sequence as a scenario file (`cargo run --example scenario --all-features -- FILE`).
     pub replay: String,
 }
 
@@ -295,7 +295,7 @@ impl fmt::Display for AuditReport {
                     )?;
                     writeln!(
                         f,
-                        "     replay (save as a .json file, run with `cargo run --example scenario -- FILE`):"
+                        "     replay (save as a .json file, run with `cargo run --example scenario --all-features -- FILE`):"
                     )?;
                     for line in x.replay.lines() {
                         writeln!(f, "       {line}")?;
