@@ -709,9 +709,29 @@ impl Kind {
 /// has any.
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.item.as_str())?;
-        if !self.props.is_empty() {
-            f.write_str(self.props.canonical())?;
+        KindLabel(self.item.as_str(), &self.props).fmt(f)
+    }
+}
+
+/// A kind's label from a borrowed type and properties, without building a
+/// [`Kind`]: the type, then the properties' canonical text when there are
+/// any (`potion{"quality":3}`, or `potion` for the plain kind). Outcomes,
+/// logs, scenario lines and tallies all name kinds this way.
+///
+/// ```
+/// use bevy_container::props::{KindLabel, Props};
+/// let strong = Props::new([("quality", 3)]).unwrap();
+/// assert_eq!(KindLabel("potion", &strong).to_string(), r#"potion{"quality":3}"#);
+/// assert_eq!(KindLabel("potion", &Props::EMPTY).to_string(), "potion");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct KindLabel<'a>(pub &'a str, pub &'a Props);
+
+impl fmt::Display for KindLabel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)?;
+        if !self.1.is_empty() {
+            f.write_str(self.1.canonical())?;
         }
         Ok(())
     }

@@ -749,7 +749,7 @@ fn forged_properties_from_a_client_are_dropped_and_change_nothing() {
     let chest = g.seen_by(0, g.chest).expect("seen");
     // a legitimate take of one kind: its properties travel as their text
     let kind = Props::new([("q", 1)]).expect("valid");
-    g.send(0, Take::new(chest, "arrow", 5).of_kind(kind.clone()));
+    g.send(0, Take::new(chest, "arrow", 5).with_props(kind.clone()));
     let (channel, take) = g.sent_request(0);
     let text = kind.canonical().as_bytes();
     let at = take

@@ -424,24 +424,33 @@ fn world_totals(app: &mut App) -> BTreeMap<String, i128> {
                                 _ => false,
                             }
                         });
-                if !same {
-                    let engine_view: Vec<Option<(ItemType, u32)>> = e
-                        .slots()
-                        .map(|s| s.map(|s| (s.item.clone(), s.amount)))
-                        .collect();
-                    assert_eq!(
-                        mirror,
-                        engine_view.as_slice(),
-                        "the mirror shows the engine's slots"
-                    );
-                }
+                assert!(
+                    same,
+                    "the mirror shows the engine's slots and their properties: {:?} {:?} against {:?}",
+                    mirror,
+                    (0..mirror.len()).map(|i| c.props(i)).collect::<Vec<_>>(),
+                    e.slots().collect::<Vec<_>>()
+                );
+            } else {
+                // slotless: one entry per kind, in kind order
+                let mirror: Vec<(String, u32)> = (0..c.slots().len())
+                    .filter_map(|i| {
+                        let (k, n) = c.slots()[i].as_ref()?;
+                        Some((label(k, c.props(i)), *n))
+                    })
+                    .collect();
+                let held: Vec<(String, u32)> =
+                    e.holdings().map(|(k, n)| (k.to_string(), n)).collect();
+                assert_eq!(
+                    mirror, held,
+                    "the mirror shows the engine's holdings, kind by kind"
+                );
             }
             for (k, v) in e.kind_totals() {
                 add(&mut out, &k.to_string(), i128::from(v));
             }
-            // no stack holds two kinds, and no two stacks of one kind
-            // could have merged where a kind's limit left room: a stack's
-            // kind is whole
+            // (the per-kind balance below is what shows nothing merged
+            // across kinds); every stack holds at least one item
             for s in e.slots().flatten() {
                 assert!(s.amount > 0, "a stack holds at least one item");
             }

@@ -529,14 +529,9 @@ impl Contents {
         if let Some((_, k)) = self.by_type.find(item) {
             return k.clone();
         }
-        if let Some((k, _)) = self
-            .holdings
-            .range(Kind::plain(ItemType::from(item))..)
-            .next()
-            .filter(|(k, _)| k.item.as_str() == item)
-        {
-            return k.item.clone();
-        }
+        // a listed type's id is the rules' own: no lookup in the
+        // process-wide table, which a slotless container would otherwise
+        // pay on every request (its holdings are not indexed by name)
         if let Some(k) = self.rules.interned(item) {
             return k.clone();
         }

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ItemType, Landing, Landings, Props};
 use crate::decimal::Decimal;
+use crate::props::KindLabel;
 use crate::rules::{LeftoverDestination, WhenForcedOut};
 
 /// Why a request was refused, as the contract's kebab-case words.
@@ -399,20 +400,6 @@ pub struct Rearranged {
     pub refused: Option<Reason>,
 }
 
-/// A kind as a log names it: the type, then its properties when it has
-/// any (`axe{"durability":3}`).
-pub(crate) struct Named<'a>(pub &'a ItemType, pub &'a Props);
-
-impl std::fmt::Display for Named<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0.as_str())?;
-        if !self.1.is_empty() {
-            f.write_str(self.1.canonical())?;
-        }
-        Ok(())
-    }
-}
-
 fn slot_list(landed: &[Landing]) -> String {
     landed
         .iter()
@@ -433,7 +420,12 @@ fn slot_list(landed: &[Landing]) -> String {
 /// ```
 impl std::fmt::Display for Delivered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.offered, Named(&self.item, &self.props))?;
+        write!(
+            f,
+            "{} {}",
+            self.offered,
+            KindLabel(self.item.as_str(), &self.props)
+        )?;
         if self.landed.is_empty() {
             if self.accepted > 0 {
                 write!(f, ": {} accepted", self.accepted)?;
@@ -455,7 +447,7 @@ impl std::fmt::Display for Delivered {
 impl std::fmt::Display for Taken {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let empty = Props::EMPTY;
-        let item = Named(&self.item, self.asked_kind().unwrap_or(&empty));
+        let item = KindLabel(self.item.as_str(), self.asked_kind().unwrap_or(&empty));
         if let Some(r) = self.refused {
             return write!(f, "take of {} {item} refused ({r})", self.asked);
         }
@@ -504,7 +496,7 @@ impl std::fmt::Display for ForcedOut {
                 format!(
                     "{} {}{from} {}",
                     p.amount,
-                    Named(&p.item, &p.props),
+                    KindLabel(p.item.as_str(), &p.props),
                     p.to.as_str().replace('-', " ")
                 )
             })

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Contents, ItemType, Landing, Landings, Props, Reason, Stack, TypeTerms};
 use crate::decimal::Decimal;
+use crate::props::KindLabel;
 use crate::rules::{DrawOrder, PartialAcceptance};
 
 /// What to move: from a source slot or a type (or both, the type then
@@ -161,7 +162,7 @@ impl Transferred {
 impl std::fmt::Display for Transferred {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let item = match &self.item {
-            Some(i) => super::outcome::Named(i, &self.props).to_string(),
+            Some(i) => KindLabel(i.as_str(), &self.props).to_string(),
             None => "items".to_string(),
         };
         if let Some(r) = self.refused {
@@ -173,7 +174,7 @@ impl std::fmt::Display for Transferred {
                 f,
                 ", swapped with {} {}",
                 s.amount,
-                super::outcome::Named(&s.item, &s.props)
+                KindLabel(s.item.as_str(), &s.props)
             )?;
         }
         Ok(())

@@ -181,7 +181,7 @@ impl Touches for Delivered {
         self.accepted > 0
     }
     fn refresh(&self, m: &mut Mirror, e: &Contents) {
-        m.refresh_slots(e, self.landed.iter().map(|l| l.slot));
+        m.refresh_slots(e, self.item.as_str(), self.landed.iter().map(|l| l.slot));
     }
 }
 
@@ -190,7 +190,7 @@ impl Touches for Taken {
         self.taken > 0
     }
     fn refresh(&self, m: &mut Mirror, e: &Contents) {
-        m.refresh_slots(e, self.from.iter().map(|l| l.slot));
+        m.refresh_slots(e, self.item.as_str(), self.from.iter().map(|l| l.slot));
     }
 }
 
@@ -251,7 +251,7 @@ impl Transferred {
         touched: &[crate::contents::Landing],
     ) {
         match (&self.item, &self.swapped) {
-            (Some(_), None) => m.refresh_slots(e, touched.iter().map(|l| l.slot)),
+            (Some(item), None) => m.refresh_slots(e, item.as_str(), touched.iter().map(|l| l.slot)),
             _ => m.refresh(e),
         }
     }

@@ -213,17 +213,32 @@ impl ContainerContents {
 }
 
 impl Mirror {
-    /// Updates the mirror after a delivery or a take: only the slots it
-    /// touched, so a big container's mirror costs nothing per request. A
-    /// delivery or a take never changes the kind of a slot that stays
-    /// occupied, so an occupied entry only needs its amount. A slotless
-    /// container's holdings (one entry per kind) are rewritten.
-    pub(crate) fn refresh_slots(&mut self, e: &Contents, touched: impl IntoIterator<Item = u32>) {
+    /// Updates the mirror after a delivery, a take or a transfer of `item`:
+    /// only the slots it touched, so a big container's mirror costs nothing
+    /// per request. A delivery or a take never changes the kind of a slot
+    /// that stays occupied, so an occupied entry only needs its amount. A
+    /// slotless container rewrites only `item`'s entries (one per kind;
+    /// entries are in kind order, so a type's kinds sit together).
+    pub(crate) fn refresh_slots(
+        &mut self,
+        e: &Contents,
+        item: &str,
+        touched: impl IntoIterator<Item = u32>,
+    ) {
         if e.rules().has_budget() {
             self.size_used = e.size_used().to_string();
         }
         if !e.rules().has_slots() {
-            self.refresh_entries(e);
+            let start = self.slots.partition_point(|x| entry_type(x) < item);
+            let end = self.slots.partition_point(|x| entry_type(x) <= item);
+            let held: Vec<(&crate::props::Kind, u32)> =
+                e.holdings_of(item).map(|(k, st)| (k, st.amount)).collect();
+            self.slots.splice(
+                start..end,
+                held.iter().map(|(k, n)| Some((k.item.clone(), *n))),
+            );
+            self.props
+                .splice(start..end, held.iter().map(|(k, _)| k.props.clone()));
             return;
         }
         let len = e.slot_len();
@@ -285,6 +300,11 @@ impl Mirror {
         };
         self.refresh_entries(e);
     }
+}
+
+/// The type an entry of the mirror holds (`""` for an empty slot).
+fn entry_type(entry: &Option<(ItemType, u32)>) -> &str {
+    entry.as_ref().map_or("", |(k, _)| k.as_str())
 }
 
 /// The store the game names for this container's `another-store` leftovers

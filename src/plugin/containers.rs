@@ -15,12 +15,12 @@ use super::answer::{
 use super::components::{ContainerContents, LoosePickup, OverflowStore};
 use super::messages::*;
 use super::placement::{Ledger, PickupPlacement};
-use super::watch::{Kind, Watched};
+use super::watch::{OutcomeKind, Watched};
 use crate::contents::{
     Contents, Delivered, ForcedOut, LoadRefused, Rearranged, Taken, TransferRequest, Transferred,
 };
 use crate::decimal::Decimal;
-use crate::props::{Kind as Kind_, Props};
+use crate::props::{Kind, Props};
 use crate::rules::Rules;
 use crate::save::{AdoptionId, SavedContents};
 
@@ -109,7 +109,7 @@ impl<'w> Containers<'w, '_> {
         &mut MessageWriter<'w, ItemsDelivered>,
         &mut MessageWriter<'w, ItemsTaken>,
     )> {
-        if self.watched.has(Kind::Delivered) || self.watched.has(Kind::Taken) {
+        if self.watched.has(OutcomeKind::Delivered) || self.watched.has(OutcomeKind::Taken) {
             return None;
         }
         Some((&mut self.delivered, &mut self.taken))
@@ -176,7 +176,7 @@ impl Containers<'_, '_> {
             container,
             reason: why.clone(),
         };
-        if self.entities.contains(container) && self.watched.has(Kind::Unanswered) {
+        if self.entities.contains(container) && self.watched.has(OutcomeKind::Unanswered) {
             self.commands.trigger(event.clone());
         }
         self.unanswered.write(event);
@@ -267,7 +267,7 @@ impl Containers<'_, '_> {
         {
             m.set_changed();
         }
-        if msg.outcome.leaves_items() || self.watched.has(Kind::Delivered) {
+        if msg.outcome.leaves_items() || self.watched.has(OutcomeKind::Delivered) {
             self.report_delivered(msg);
         } else {
             self.delivered.write(msg);
@@ -291,7 +291,7 @@ impl Containers<'_, '_> {
         {
             m.set_changed();
         }
-        if self.watched.has(Kind::Taken) {
+        if self.watched.has(OutcomeKind::Taken) {
             self.emit_taken(msg);
         } else {
             self.taken.write(msg);
@@ -338,7 +338,7 @@ impl Containers<'_, '_> {
     /// nothing to settle and no observer itself: keep the two in step.
     #[inline]
     fn emit_delivered(&mut self, msg: ItemsDelivered) {
-        if self.watched.has(Kind::Delivered) {
+        if self.watched.has(OutcomeKind::Delivered) {
             self.commands.trigger(msg.clone());
         }
         self.delivered.write(msg);
@@ -347,7 +347,7 @@ impl Containers<'_, '_> {
     /// Writes a change of properties' message, triggering it first when an
     /// observer watches them.
     fn emit_props_changed(&mut self, msg: PropsChanged) {
-        if self.watched.has(Kind::PropsChanged) {
+        if self.watched.has(OutcomeKind::PropsChanged) {
             self.commands.trigger(msg.clone());
         }
         self.props_changed.write(msg);
@@ -375,7 +375,7 @@ impl Containers<'_, '_> {
     /// itself: keep the two in step.
     #[inline]
     fn emit_taken(&mut self, msg: ItemsTaken) {
-        if self.watched.has(Kind::Taken) {
+        if self.watched.has(OutcomeKind::Taken) {
             self.commands.trigger(msg.clone());
         }
         self.taken.write(msg);
@@ -399,8 +399,8 @@ impl Containers<'_, '_> {
             if pk.item != item || pk.props != *props {
                 let why = NotAnswered::OtherPickupItem {
                     pickup: p,
-                    holds: Kind_::new(pk.item.as_str(), pk.props.clone()).to_string(),
-                    item: Kind_::new(item, props.clone()).to_string(),
+                    holds: Kind::new(pk.item.as_str(), pk.props.clone()).to_string(),
+                    item: Kind::new(item, props.clone()).to_string(),
                 };
                 self.unanswered(container, &why);
                 return Err(why);
@@ -552,7 +552,7 @@ impl Containers<'_, '_> {
     #[inline]
     fn emit_transferred(&mut self, msg: ItemsTransferred) {
         let (from, to) = (msg.from, msg.to);
-        if self.watched.has(Kind::Transferred) {
+        if self.watched.has(OutcomeKind::Transferred) {
             self.commands.trigger(msg.clone());
             if from != to {
                 self.commands.trigger(ItemsTransferred {
@@ -658,7 +658,7 @@ impl Containers<'_, '_> {
         }
         msg.settled = ledger.settled;
         msg.warnings = ledger.warnings;
-        if self.watched.has(Kind::ForcedOut) {
+        if self.watched.has(OutcomeKind::ForcedOut) {
             self.commands.trigger(msg.clone());
         }
         self.forced.write(msg);
@@ -748,7 +748,7 @@ impl Containers<'_, '_> {
 
     #[inline]
     fn emit_rearranged(&mut self, msg: ContainerRearranged) {
-        if self.watched.has(Kind::Rearranged) {
+        if self.watched.has(OutcomeKind::Rearranged) {
             self.commands.trigger(msg.clone());
         }
         self.rearranged.write(msg);

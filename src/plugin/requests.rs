@@ -181,7 +181,7 @@ impl Take {
     }
 
     /// Takes only items with exactly `props` (`Props::EMPTY`: plain ones).
-    pub fn of_kind(mut self, props: Props) -> Take {
+    pub fn with_props(mut self, props: Props) -> Take {
         self.props = Some(props);
         self
     }

@@ -20,7 +20,7 @@ use super::frame::{ContainerFrameStats, ContainerParallelism, FrameScratch, answ
 use super::guard;
 use super::messages::*;
 use super::placement::{PickupPlacement, spawn_pickup};
-use super::watch::{self, Kind, Watched};
+use super::watch::{self, OutcomeKind, Watched};
 use crate::adoption::{Report, Tuning};
 use crate::contents::{Contents, ForcedOut};
 use crate::hash::FxHashMap;
@@ -217,7 +217,7 @@ pub(crate) fn attach_engines(
                             container: entity,
                             error,
                         };
-                        if out.watched.has(Kind::SaveRefused) {
+                        if out.watched.has(OutcomeKind::SaveRefused) {
                             out.commands.trigger(msg.clone());
                         }
                         out.refused.write(msg);
@@ -233,7 +233,7 @@ pub(crate) fn attach_engines(
         contents.refresh();
         reported.remove(&entity);
         out.ready.write(ContainerReady { container: entity });
-        if out.watched.has(Kind::Ready) {
+        if out.watched.has(OutcomeKind::Ready) {
             out.commands.trigger(ContainerReady { container: entity });
         }
     }

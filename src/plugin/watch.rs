@@ -10,7 +10,7 @@ use super::messages::*;
 
 /// The outcome events, in the order of [`Watched`]'s bits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub(crate) enum OutcomeKind {
     Delivered,
     Taken,
     Transferred,
@@ -22,7 +22,7 @@ pub(crate) enum Kind {
     PropsChanged,
 }
 
-/// Each outcome event's key, in the order of [`Kind`].
+/// Each outcome event's key, in the order of [`OutcomeKind`].
 #[derive(Resource)]
 pub(crate) struct OutcomeKeys([EventKey; 9]);
 
@@ -52,7 +52,7 @@ pub(crate) struct Watched {
 
 impl Watched {
     /// Whether an observer watches `kind`.
-    pub(crate) fn has(&self, kind: Kind) -> bool {
+    pub(crate) fn has(&self, kind: OutcomeKind) -> bool {
         self.bits & (1 << kind as u16) != 0
     }
 }

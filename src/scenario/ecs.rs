@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use super::{Action, Request, Scenario, Step, StepOutcome, line};
 use crate::contents::ItemType;
 use crate::plugin::*;
+use crate::props::KindLabel;
 
 /// Every outcome of a frame, in the order the plugin reported them.
 #[derive(Resource, Default)]
@@ -237,7 +238,7 @@ impl World {
                 _ => continue,
             };
             *book
-                .entry(super::line::kind_key(item.as_str(), props))
+                .entry(KindLabel(item.as_str(), props).to_string())
                 .or_default() += u64::from(*amount);
         }
     }
@@ -263,7 +264,7 @@ impl World {
         let world = self.app.world_mut();
         for p in world.query::<&LoosePickup>().iter(world) {
             *ground
-                .entry(super::line::kind_key(&p.item, &p.props))
+                .entry(KindLabel(&p.item, &p.props).to_string())
                 .or_default() += u64::from(p.amount);
         }
         let tally = |m: &BTreeMap<String, u64>| {

@@ -28,16 +28,6 @@ fn entry(item: &str, amount: u32, props: &Props) -> Value {
     }
 }
 
-/// A kind's key in holdings and tallies: the type, then the canonical
-/// text of its properties when it has any.
-pub(super) fn kind_key(item: &str, props: &Props) -> String {
-    if props.is_empty() {
-        item.to_string()
-    } else {
-        format!("{item}{}", props.canonical())
-    }
-}
-
 /// A container's state: `slots` or `holdings`, and `size-used` where
 /// there is a budget.
 pub(super) fn state(contents: &Contents) -> Map<String, Value> {
@@ -53,7 +43,7 @@ pub(super) fn state(contents: &Contents) -> Map<String, Value> {
         // keys sorted by their bytes (kind order is not byte order)
         let sorted: std::collections::BTreeMap<String, u32> = contents
             .holdings()
-            .map(|(k, v)| (kind_key(k.item.as_str(), &k.props), v))
+            .map(|(k, v)| (k.to_string(), v))
             .collect();
         let holdings: Map<String, Value> = sorted.into_iter().map(|(k, v)| (k, json!(v))).collect();
         m.insert("holdings".into(), Value::Object(holdings));

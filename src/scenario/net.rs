@@ -18,6 +18,7 @@ use super::ecs::{self, Outcome, Recorded, World};
 use super::{Action, Request, Scenario, Step, StepOutcome};
 use crate::net::{ContainerAccess, ContainerNetPlugin, RequestsPerTick};
 use crate::plugin::{ContainerContents, LoosePickup};
+use crate::props::KindLabel;
 use crate::save::SavedContents;
 
 /// How many exchanges a client may take to see what the server holds.
@@ -219,7 +220,7 @@ fn ground(world: &mut bevy::ecs::world::World) -> Vec<(String, u32)> {
     let mut out: Vec<(String, u32)> = world
         .query::<&LoosePickup>()
         .iter(world)
-        .map(|p| (super::line::kind_key(&p.item, &p.props), p.amount))
+        .map(|p| (KindLabel(&p.item, &p.props).to_string(), p.amount))
         .collect();
     out.sort();
     out
