@@ -114,19 +114,42 @@ pub struct Holders {
 impl Holders {
     /// Reads a holders file (RON).
     pub fn read(path: &Path) -> Result<Holders, Vec<InputProblem>> {
+        let bytes = std::fs::read(path).map_err(|e| {
+            vec![InputProblem {
+                path: String::new(),
+                message: format!("{}: {e}", path.display()),
+            }]
+        })?;
+        Holders::parse(&bytes, path.parent().unwrap_or(Path::new("."))).map_err(|mut problems| {
+            for p in &mut problems {
+                p.message = format!("{}: {}", path.display(), p.message);
+            }
+            problems
+        })
+    }
+
+    /// Reads a holders file's bytes (RON); adoption paths are taken
+    /// relative to `dir`.
+    ///
+    /// ```
+    /// use bevy_container::occurrences::Holders;
+    /// let text = br#"(holders: {"party": "party-pack.adoption.ron"})"#;
+    /// let h = Holders::parse(text, std::path::Path::new("assets/dnd")).unwrap();
+    /// assert_eq!(h.holders["party"], std::path::Path::new("assets/dnd/party-pack.adoption.ron"));
+    /// assert!(Holders::parse(b"(holders: 3)", std::path::Path::new(".")).is_err());
+    /// ```
+    pub fn parse(bytes: &[u8], dir: &Path) -> Result<Holders, Vec<InputProblem>> {
         let problem = |message: String| {
             vec![InputProblem {
                 path: String::new(),
-                message: format!("{}: {message}", path.display()),
+                message,
             }]
         };
-        let bytes = std::fs::read(path).map_err(|e| problem(e.to_string()))?;
         // the same strict reader as adoption files: size and depth limits,
         // duplicate keys reported
-        let tree = crate::adoption::source::parse(&bytes, crate::adoption::Format::Ron)
+        let tree = crate::adoption::source::parse(bytes, crate::adoption::Format::Ron)
             .map_err(|r| problem(r.to_string()))?;
         let mut h: Holders = serde_json::from_value(tree).map_err(|e| problem(e.to_string()))?;
-        let dir = path.parent().unwrap_or(Path::new("."));
         for p in h.holders.values_mut() {
             *p = dir.join(&*p);
         }
