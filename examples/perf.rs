@@ -337,6 +337,26 @@ fn main() {
         );
     }
 
+    // persist-frame-vs-frame: a frame in which 1,000 of 10,000 containers
+    // change, with persistence on and off, on the game thread; and what the
+    // writer thread wrote meanwhile
+    if want("persist") {
+        let ((on, off), stats) = persist_frames();
+        print_race(
+            "persist-frame-vs-frame",
+            ("persist-frame-1k-of-10k", on),
+            ("plain-frame-1k-of-10k", off),
+        );
+        println!(
+            "time persist-transactions {} ({} frames merged)",
+            stats.transactions, stats.merged_frames
+        );
+        println!(
+            "ratio persist-writes-per-second {:.0}",
+            stats.containers_per_second()
+        );
+    }
+
     // parallel-frame-speedup
     if want("parallel-frame-speedup") {
         let (serial, parallel) = parallel_frame();
@@ -450,6 +470,66 @@ fn frame_vs_engine(
         || frame(&mut app),
         || timed(|| (), |_| engine_requests(&mut engines)),
     )
+}
+
+/// A frame in which 1,000 of 10,000 backpacks (a different thousand each
+/// frame) get a delivery and a take, in an app that persists them and one
+/// that does not, in one race; and the writer's figures after it has
+/// written every frame.
+fn persist_frames() -> ((Duration, Duration), bevy_container::persist::WriterStats) {
+    use bevy_container::persist::{
+        ContainerDatabase, ContainerDatabasePlugin, DatabaseWriter, PersistentId,
+    };
+    let dir = std::env::temp_dir().join(format!("perf-persist-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temp folder");
+    let db = ContainerDatabase::open(dir.join("perf.db")).expect("a new file");
+    let (mut on, bags_on) = backpack_app_then(10_000, |app| {
+        app.add_plugins(ContainerDatabasePlugin::new(db));
+    });
+    let (mut off, bags_off) = backpack_app(10_000);
+    for (i, &bag) in bags_on.iter().enumerate() {
+        on.world_mut()
+            .entity_mut(bag)
+            .insert(PersistentId::new(format!("bag-{i}")));
+    }
+    let round = std::cell::Cell::new(0usize);
+    let frame = |app: &mut bevy::prelude::App, bags: &[bevy::prelude::Entity], round: usize| {
+        let start = (round * 1_000) % bags.len();
+        write_requests(app, &bags[start..start + 1_000]);
+        let t = Instant::now();
+        app.update();
+        t.elapsed()
+    };
+    // the first frame writes all 10,000 new rows
+    for r in 0..3 {
+        frame(&mut on, &bags_on, r);
+        frame(&mut off, &bags_off, r);
+    }
+    let w = on.world().resource::<DatabaseWriter>();
+    w.flush().expect("written");
+    let before = w.stats();
+    let times = race(
+        20,
+        || {
+            round.set(round.get() + 1);
+            frame(&mut on, &bags_on, round.get())
+        },
+        || frame(&mut off, &bags_off, round.get()),
+    );
+    let w = on.world().resource::<DatabaseWriter>();
+    w.flush().expect("written");
+    let after = w.stats();
+    let stats = bevy_container::persist::WriterStats {
+        transactions: after.transactions - before.transactions,
+        merged_frames: after.merged_frames - before.merged_frames,
+        containers_written: after.containers_written - before.containers_written,
+        busy: after.busy - before.busy,
+        ..after
+    };
+    drop(on);
+    let _ = std::fs::remove_dir_all(&dir);
+    (times, stats)
 }
 
 /// An idle frame of an app with 10,000 ready backpacks, and one of the same

@@ -9,6 +9,7 @@
 //! | [`world`] | settling leftovers in the world (pickups, stores, senders), several requests in one frame |
 //! | [`properties`] | items that carry properties: kinds, stacking per kind, changing properties |
 //! | [`saves`] | saves, loading under a changed adoption, scenes |
+//! | [`persistence`] | a server's containers in SQLite, whole at every frame boundary: what survives what, the schema, the errors |
 //! | [`scenarios`] | scenario files and the runner that replays them |
 //! | [`gloot`] | coming from GLoot: how its inventories map to adoption answers, and where they differ |
 
@@ -29,6 +30,14 @@ pub mod properties {}
 
 #[doc = include_str!("../docs/guide/saves.md")]
 pub mod saves {}
+
+// its examples open databases (feature `persist`)
+#[cfg_attr(feature = "persist", doc = include_str!("../docs/guide/persistence.md"))]
+#[cfg_attr(
+    not(feature = "persist"),
+    doc = "Containers in SQLite: this chapter needs the `persist` feature."
+)]
+pub mod persistence {}
 
 // its examples run the scenario runner (feature `scenario`)
 #[cfg_attr(feature = "scenario", doc = include_str!("../docs/guide/scenarios.md"))]

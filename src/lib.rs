@@ -31,6 +31,8 @@ mod limits;
 pub mod net;
 #[cfg(feature = "replay")]
 pub mod occurrences;
+#[cfg(feature = "persist")]
+pub mod persist;
 pub mod plugin;
 pub mod props;
 pub mod rules;

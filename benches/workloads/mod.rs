@@ -338,6 +338,20 @@ pub fn backpack_app(n: usize) -> (App, Vec<Entity>) {
 
 /// [`backpack_app`], answering requests as `parallelism` says.
 pub fn backpack_app_with(n: usize, parallelism: ContainerParallelism) -> (App, Vec<Entity>) {
+    backpack_app_built(n, parallelism, |_| {})
+}
+
+/// [`backpack_app`], with `more` plugins added after the container plugin.
+#[allow(dead_code)]
+pub fn backpack_app_then(n: usize, more: impl FnOnce(&mut App)) -> (App, Vec<Entity>) {
+    backpack_app_built(n, ContainerParallelism::default(), more)
+}
+
+fn backpack_app_built(
+    n: usize,
+    parallelism: ContainerParallelism,
+    more: impl FnOnce(&mut App),
+) -> (App, Vec<Entity>) {
     let bytes = std::fs::read("assets/backpack.adoption.json").expect("run from the crate root");
     let a = adoption::read(&bytes, Format::Json, Context::default()).unwrap();
     let mut app = App::new();
@@ -346,6 +360,7 @@ pub fn backpack_app_with(n: usize, parallelism: ContainerParallelism) -> (App, V
         AssetPlugin::default(),
         ContainerPlugin::default(),
     ));
+    more(&mut app);
     app.insert_resource(parallelism);
     let handle = app
         .world_mut()

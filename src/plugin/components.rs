@@ -153,7 +153,7 @@ impl ContainerContents {
     }
 
     /// A container whose contents are `save`, loaded once its rules attach.
-    #[cfg(feature = "replicon")]
+    #[cfg(any(feature = "replicon", feature = "persist"))]
     pub(crate) fn with_pending(save: crate::save::SavedContents) -> ContainerContents {
         let mut c = ContainerContents::default();
         c.state.pending = Some(Box::new(save));
