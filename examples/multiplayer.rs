@@ -5,11 +5,15 @@
 //!
 //! Three modes:
 //!
-//! - `--server [--port N]`: a server on 127.0.0.1:N (default 5000; 0 lets
-//!   the OS pick). It spawns a public chest, stocked by server deliveries,
-//!   and a private backpack for every client that joins, and prints every
-//!   outcome. Stop it with Ctrl-C.
-//! - `--client [--port N] [--once]`: a client that connects to
+//! - `--server [--port N] [--db FILE]`: a server on 127.0.0.1:N (default
+//!   5000; 0 lets the OS pick). It spawns a public chest, stocked by server
+//!   deliveries, and a private backpack for every client that joins, and
+//!   prints every outcome. Stop it with Ctrl-C (or kill it). With `--db`
+//!   (feature `persist`), every container and pickup is kept in the SQLite
+//!   file `FILE`, one transaction per frame: a restarted server brings the
+//!   chest back as it was, and gives every client its own backpack back
+//!   (clients are told apart by their netcode id, `--id`).
+//! - `--client [--port N] [--id N] [--once]`: a client that connects to
 //!   127.0.0.1:N, waits until its chest and backpack have replicated and
 //!   are ready, moves berries from the chest into its backpack, moves part
 //!   of them to another slot, prints what it sees and stays connected
@@ -24,12 +28,18 @@
 //!   clients' views are checked against the server's, each client must see
 //!   its own backpack and not the other's, and the server's item totals
 //!   must be conserved. Exit 0 with a short report, 1 with the mismatch or
-//!   the timeout.
+//!   the timeout. With `--db FILE` (feature `persist`) the server keeps its
+//!   containers in `FILE` (a new one); after the checks the server and
+//!   both clients are dropped, a new server starts from the file, the
+//!   clients reconnect with the same netcode ids, and each must get its
+//!   backpack back exactly as it was, and see the chest as it was.
 //!
 //! ```text
 //! cargo run --example multiplayer --features replicon -- --script
 //! cargo run --example multiplayer --features replicon -- --server --port 5000
 //! cargo run --example multiplayer --features replicon -- --client --port 5000 --once
+//! cargo run --example multiplayer --features replicon,persist -- --server --db world.db
+//! cargo run --example multiplayer --features replicon,persist -- --client --id 7 --once
 //! ```
 //!
 //! Bad arguments exit with 2. Both containers use the seed adoption
@@ -82,9 +92,10 @@ const SCRIPT_MAX_UPDATES: u32 = 20_000;
 const CLIENT_DEADLINE: Duration = Duration::from_secs(30);
 
 const USAGE: &str = "usage:
-  cargo run --example multiplayer --features replicon -- --server [--port N]
-  cargo run --example multiplayer --features replicon -- --client [--port N] [--once]
-  cargo run --example multiplayer --features replicon -- --script [--port N]";
+  cargo run --example multiplayer --features replicon -- --server [--port N] [--db FILE]
+  cargo run --example multiplayer --features replicon -- --client [--port N] [--id N] [--once]
+  cargo run --example multiplayer --features replicon -- --script [--port N] [--db FILE]
+--db needs the persist feature (--features replicon,persist).";
 
 /// The shared chest (replicated with it, so a client can tell it apart).
 #[derive(Component, Serialize, Deserialize)]
@@ -109,6 +120,10 @@ struct Args {
     mode: Mode,
     port: Option<u16>,
     once: bool,
+    /// The server's database file.
+    db: Option<std::path::PathBuf>,
+    /// The client's netcode id.
+    id: Option<u64>,
 }
 
 fn main() -> AppExit {
@@ -124,15 +139,15 @@ fn main() -> AppExit {
         }
     };
     match args.mode {
-        Mode::Server => run_server(args.port.unwrap_or(DEFAULT_PORT)),
-        Mode::Client => run_client(args.port.unwrap_or(DEFAULT_PORT), args.once),
-        Mode::Script => run_script(args.port.unwrap_or(0)),
+        Mode::Server => run_server(args.port.unwrap_or(DEFAULT_PORT), args.db),
+        Mode::Client => run_client(args.port.unwrap_or(DEFAULT_PORT), args.once, args.id),
+        Mode::Script => run_script(args.port.unwrap_or(0), args.db),
     }
 }
 
 /// The arguments, or `None` for `--help`.
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
-    let (mut mode, mut port, mut once) = (None, None, false);
+    let (mut mode, mut port, mut once, mut db, mut id) = (None, None, false, None, None);
     while let Some(arg) = args.next() {
         let picked = match arg.as_str() {
             "--server" => Mode::Server,
@@ -145,6 +160,25 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
             "--port" => {
                 let value = args.next().ok_or("--port needs a number")?;
                 port = Some(parse_port(&value)?);
+                continue;
+            }
+            "--db" => {
+                if !cfg!(feature = "persist") {
+                    return Err(
+                        "--db needs the persist feature: --features replicon,persist".into(),
+                    );
+                }
+                let value = args.next().ok_or("--db needs a file")?;
+                db = Some(std::path::PathBuf::from(value));
+                continue;
+            }
+            "--id" => {
+                let value = args.next().ok_or("--id needs a number")?;
+                id = Some(
+                    value
+                        .parse::<u64>()
+                        .map_err(|_| format!("--id expects a whole number, got `{value}`"))?,
+                );
                 continue;
             }
             "-h" | "--help" => return Ok(None),
@@ -165,10 +199,22 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     if once && mode != Mode::Client {
         return Err("--once goes with --client".into());
     }
+    if id.is_some() && mode != Mode::Client {
+        return Err("--id goes with --client".into());
+    }
+    if db.is_some() && mode == Mode::Client {
+        return Err("--db goes with --server or --script".into());
+    }
     if port == Some(0) && mode == Mode::Client {
         return Err("--client needs the server's port, from 1 to 65535".into());
     }
-    Ok(Some(Args { mode, port, once }))
+    Ok(Some(Args {
+        mode,
+        port,
+        once,
+        db,
+        id,
+    }))
 }
 
 fn parse_port(value: &str) -> Result<u16, String> {
@@ -301,19 +347,37 @@ fn report_network_error(error: On<NetcodeErrorEvent>, seen: Res<Seen>) {
 // The server's world: a public chest, a private backpack per client.
 
 /// Spawns the chest (stocked once its rules attach) and gives every client
-/// that joins a backpack; returns the chest.
+/// that joins a backpack; returns the chest. With a database, the chest of
+/// the last run comes back from it as it was, and is not stocked again.
 fn spawn_server_world(app: &mut App) -> Entity {
     app.add_observer(give_backpack).add_observer(client_left);
+    if app.world().contains_resource::<PersistentEntities>() {
+        // the first frame spawns what the file holds
+        app.update();
+        let kept = app.world().resource::<PersistentEntities>().get("chest");
+        if let Some(chest) = kept {
+            app.world_mut()
+                .entity_mut(chest)
+                .insert((ContainerAccess::public(None), SharedChest));
+            println!("[server] the chest is back from the database: {chest}");
+            return chest;
+        }
+    }
     let adoption: Handle<AdoptionAsset> =
         app.world().resource::<AssetServer>().load(CHEST_ADOPTION);
-    app.world_mut()
+    let chest = app
+        .world_mut()
         .spawn((
             Container::new(adoption),
             ContainerAccess::public(None),
             SharedChest,
         ))
         .observe(stock_chest)
-        .id()
+        .id();
+    if app.world().contains_resource::<PersistentEntities>() {
+        persist_as(&mut app.world_mut().commands(), chest, "chest");
+    }
+    chest
 }
 
 fn stock_chest(ready: On<ContainerReady>, mut requests: MessageWriter<ContainerRequest>) {
@@ -323,14 +387,28 @@ fn stock_chest(ready: On<ContainerReady>, mut requests: MessageWriter<ContainerR
 }
 
 /// A client passed replicon's protocol check: its own backpack, visible
-/// to it alone.
+/// to it alone (with a database: the one it had, if it had one).
 fn give_backpack(
     add: On<Add, AuthorizedClient>,
     ids: Query<&NetworkId>,
     server: Res<AssetServer>,
+    persisted: Option<Res<PersistentEntities>>,
     mut commands: Commands,
 ) {
     let client = add.entity;
+    let id = ids
+        .get(client)
+        .map_or_else(|_| "?".to_string(), |id| id.get().to_string());
+    let key = format!("backpack-{id}");
+    if let Some(backpack) = persisted.as_ref().and_then(|p| p.get(&key)) {
+        commands
+            .entity(backpack)
+            .insert((ContainerAccess::private(client), Backpack));
+        println!(
+            "[server] client {client} (netcode id {id}) is back: its backpack {backpack} from the database"
+        );
+        return;
+    }
     let adoption: Handle<AdoptionAsset> = server.load(BACKPACK_ADOPTION);
     let backpack = commands
         .spawn((
@@ -339,12 +417,70 @@ fn give_backpack(
             Backpack,
         ))
         .id();
-    let id = ids
-        .get(client)
-        .map_or_else(|_| "?".to_string(), |id| id.get().to_string());
+    if persisted.is_some() {
+        persist_as(&mut commands, backpack, &key);
+    }
     println!(
         "[server] client {client} (netcode id {id}) joined: backpack {backpack}, private to it"
     );
+}
+
+// ---------------------------------------------------------------------------
+// --db: the containers kept in SQLite (feature `persist`)
+
+#[cfg(feature = "persist")]
+use bevy_container::persist::PersistentEntities;
+
+/// Without the `persist` feature, a resource no app has.
+#[cfg(not(feature = "persist"))]
+#[derive(Resource)]
+struct PersistentEntities;
+
+#[cfg(not(feature = "persist"))]
+impl PersistentEntities {
+    fn get(&self, _: &str) -> Option<Entity> {
+        None
+    }
+}
+
+/// Gives `entity` its name in the database.
+fn persist_as(commands: &mut Commands, entity: Entity, id: &str) {
+    #[cfg(feature = "persist")]
+    commands
+        .entity(entity)
+        .insert(bevy_container::persist::PersistentId::new(id));
+    #[cfg(not(feature = "persist"))]
+    let _ = (commands, entity, id);
+}
+
+/// Opens the server's database file and adds the plugin that keeps every
+/// container and pickup in it, one transaction per frame.
+fn persist_to(app: &mut App, file: Option<&std::path::Path>) -> Result<(), String> {
+    let Some(file) = file else {
+        return Ok(());
+    };
+    #[cfg(feature = "persist")]
+    {
+        use bevy_container::persist::{ContainerDatabase, ContainerDatabasePlugin};
+        let db = ContainerDatabase::open(file).map_err(|e| e.to_string())?;
+        println!(
+            "[server] containers kept in {} ({} containers, {} pickups, last frame written {})",
+            file.display(),
+            db.containers().len(),
+            db.pickups().len(),
+            db.frame()
+        );
+        app.add_plugins(ContainerDatabasePlugin::new(db));
+        Ok(())
+    }
+    #[cfg(not(feature = "persist"))]
+    {
+        let _ = app;
+        Err(format!(
+            "{}: --db needs the persist feature",
+            file.display()
+        ))
+    }
 }
 
 fn client_left(remove: On<Remove, ConnectedClient>) {
@@ -579,8 +715,12 @@ fn print_client_view(world: &mut World, when: &str) {
 // ---------------------------------------------------------------------------
 // --server
 
-fn run_server(port: u16) -> AppExit {
+fn run_server(port: u16, db: Option<std::path::PathBuf>) -> AppExit {
     let mut app = net_app("server", Some(Level::INFO));
+    if let Err(why) = persist_to(&mut app, db.as_deref()) {
+        eprintln!("[server] {why}");
+        return AppExit::error();
+    }
     finish(&mut app);
     let addr = match start_server(&mut app, port, MAX_CLIENTS) {
         Ok(addr) => addr,
@@ -597,12 +737,16 @@ fn run_server(port: u16) -> AppExit {
 // ---------------------------------------------------------------------------
 // --client
 
-fn run_client(port: u16, once: bool) -> AppExit {
+fn run_client(port: u16, once: bool, id: Option<u64>) -> AppExit {
     let mut app = net_app("client", Some(Level::INFO));
     finish(&mut app);
     let server = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    // netcode needs a client id no other connected client has
-    let client_id = now().map(|t| (t.as_nanos() as u64) ^ u64::from(std::process::id()));
+    // netcode needs a client id no other connected client has; a server
+    // with a database knows a client again by it
+    let client_id = match id {
+        Some(id) => Ok(id),
+        None => now().map(|t| (t.as_nanos() as u64) ^ u64::from(std::process::id())),
+    };
     if let Err(why) = client_id.and_then(|id| start_client(&mut app, server, id)) {
         eprintln!("[client] {why}");
         return AppExit::error();
@@ -770,8 +914,8 @@ fn shows(world: &World, backpack: Entity, slot: u32) -> bool {
 // ---------------------------------------------------------------------------
 // --script
 
-fn run_script(port: u16) -> AppExit {
-    match script(port) {
+fn run_script(port: u16, db: Option<std::path::PathBuf>) -> AppExit {
+    match script(port, db.as_deref()) {
         Ok(report) => {
             println!("{report}");
             AppExit::Success
@@ -783,13 +927,84 @@ fn run_script(port: u16) -> AppExit {
     }
 }
 
-fn script(port: u16) -> Result<String, String> {
-    let mut net = Net::start(port)?;
+fn script(port: u16, db: Option<&std::path::Path>) -> Result<String, String> {
+    if let Some(file) = db
+        && file.exists()
+    {
+        return Err(format!(
+            "{}: the script starts a new world; remove the file or name another",
+            file.display()
+        ));
+    }
+    let mut net = Net::start(port, db, Some(Level::WARN))?;
     connect(&mut net)?;
     client1_turn(&mut net)?;
     let refusal = client2_turn(&mut net)?;
     settle(&mut net)?;
-    check(&mut net, &refusal)
+    let report = check(&mut net, &refusal)?;
+    match db {
+        None => Ok(report),
+        Some(file) => Ok(format!("{report}\n{}", restart(net, port, file)?)),
+    }
+}
+
+/// The server stops (its apps dropped, as a process ends), a new one starts
+/// from the database, and both clients reconnect with the same netcode
+/// ids: each must get its backpack back as it was, and see the chest as it
+/// was.
+fn restart(net: Net, port: u16, file: &std::path::Path) -> Result<String, String> {
+    let world = net.server.world();
+    let chest = slots_at(world, net.chest).ok_or("the chest is gone")?;
+    let backpacks = net
+        .backpacks
+        .map(|b| slots_at(world, b).unwrap_or_default());
+    #[cfg(feature = "persist")]
+    world
+        .resource::<bevy_container::persist::DatabaseWriter>()
+        .flush()
+        .map_err(|e| e.to_string())?;
+    drop(net);
+    println!(
+        "[script] server stopped; a new one starts from {}",
+        file.display()
+    );
+    let mut net = Net::start(port, Some(file), None)?;
+    net.pump("both clients to get their backpacks back", |net| {
+        let server = net.server.world_mut();
+        let (Some(a), Some(b)) = (server_backpack_of(server, 1), server_backpack_of(server, 2))
+        else {
+            return false;
+        };
+        net.backpacks = [a, b];
+        converged(net)
+    })?;
+    let world = net.server.world();
+    let chest_now = slots_at(world, net.chest).ok_or("the chest did not come back")?;
+    if chest_now != chest {
+        return Err(format!(
+            "the chest came back as {}, not {}",
+            view(&chest_now),
+            view(&chest)
+        ));
+    }
+    for (i, before) in backpacks.iter().enumerate() {
+        let now = slots_at(world, net.backpacks[i]).unwrap_or_default();
+        if &now != before {
+            return Err(format!(
+                "client {}'s backpack came back as {}, not {}",
+                i + 1,
+                view(&now),
+                view(before)
+            ));
+        }
+    }
+    Ok(format!(
+        "restart: the chest ({}) and both backpacks ({}; {}) came back from {} exactly as they were, and each client sees its own",
+        view(&chest),
+        view(&backpacks[0]),
+        view(&backpacks[1]),
+        file.display()
+    ))
 }
 
 /// A server and two clients in one thread.
@@ -805,8 +1020,11 @@ struct Net {
 }
 
 impl Net {
-    fn start(port: u16) -> Result<Net, String> {
-        let mut server = net_app("server", Some(Level::WARN));
+    /// `log`: the server's log level (one logger per process, so the
+    /// restarted server has none).
+    fn start(port: u16, db: Option<&std::path::Path>, log: Option<Level>) -> Result<Net, String> {
+        let mut server = net_app("server", log);
+        persist_to(&mut server, db)?;
         finish(&mut server);
         let addr = start_server(&mut server, port, 2)?;
         let chest = spawn_server_world(&mut server);

@@ -2,11 +2,11 @@
 // (docs.rs builds them all): its examples are doctests. Otherwise a short
 // doc stands in, so no doctest names a module that is not compiled.
 #![cfg_attr(
-    all(feature = "replicon", feature = "scene"),
+    all(feature = "replicon", feature = "scene", feature = "persist"),
     doc = include_str!("../README.md")
 )]
 #![cfg_attr(
-    not(all(feature = "replicon", feature = "scene")),
+    not(all(feature = "replicon", feature = "scene", feature = "persist")),
     doc = "In-game containers (backpacks, chests, shops, hotbars, decks) for Bevy, settled \
            exactly as a container-1 adoption file says.\n\n\
            The engine ([`contents`], [`rules`], [`adoption`], [`save`], [`props`]) and the \

@@ -354,6 +354,12 @@ impl DatabaseWriter {
         self.inner.stats().written_frame
     }
 
+    /// How many times the game thread waited for room in the writer's
+    /// queue (the writer had fallen a whole queue behind).
+    pub fn waits(&self) -> u64 {
+        self.inner.waits
+    }
+
     /// What the writer has done so far.
     pub fn stats(&self) -> WriterStats {
         self.inner.stats()

@@ -442,6 +442,41 @@ fn a_restart_brings_every_container_store_link_and_pickup_back() {
     w.flush().expect("written");
 }
 
+#[test]
+fn a_writer_behind_merges_frames_or_slows_the_game_and_drops_nothing() {
+    let dir = folder("behind");
+    let file = dir.join("world.db");
+    // a queue of one frame and a flush to disk per transaction: the writer
+    // falls behind the game
+    let db = ContainerDatabase::open(&file)
+        .expect("new")
+        .queue(1)
+        .synchronous(Synchronous::Full);
+    let mut app = app(&dir, Some(db));
+    spawn_world(app.world_mut());
+    until_ready(&mut app);
+    for k in 1..=200 {
+        step(app.world_mut(), k);
+        app.update();
+    }
+    let expected = snapshot(app.world_mut());
+    let w = app.world().resource::<DatabaseWriter>();
+    w.flush().expect("written");
+    let (stats, waits, frame) = (w.stats(), w.waits(), w.frame());
+    eprintln!(
+        "behind: {} transactions for {frame} frames, {} merged, the game waited {waits} times",
+        stats.transactions, stats.merged_frames
+    );
+    assert_eq!(stats.written_frame, frame, "every frame is written");
+    drop(app);
+    let db = ContainerDatabase::open(&file).expect("reopens");
+    assert_same(
+        &file_snapshot(&db),
+        &expected,
+        "after a writer that fell behind",
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The kill test
 

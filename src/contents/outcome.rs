@@ -351,7 +351,9 @@ pub struct Shortfall {
     pub slots: u64,
     /// Size that would still be over budget.
     pub size: Decimal,
-    /// Types whose rules keep them in (`never` or unlisted), sorted.
+    /// Types whose rules keep them in (`never` or unlisted), sorted; for a
+    /// change that would split stacks into more pieces than any container
+    /// has slots, the types over their stack limit.
     pub held_by: Vec<ItemType>,
 }
 

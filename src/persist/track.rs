@@ -57,6 +57,7 @@ pub(super) fn hand_over(
     mut commands: Commands,
 ) {
     let writer = &mut writer.inner;
+    writer.report();
     writer.frame += 1;
     let mut batch = Batch {
         frame: writer.frame,

@@ -115,6 +115,8 @@ pub(super) struct Handle {
     handed: u64,
     /// Times the game thread waited for room in the queue.
     pub(super) waits: u64,
+    /// Whether the writer's error was logged.
+    reported: bool,
 }
 
 impl Handle {
@@ -124,6 +126,17 @@ impl Handle {
 
     pub(super) fn error(&self) -> Option<DatabaseError> {
         self.shared.lock().error.clone()
+    }
+
+    /// Logs the writer's error, once: the game goes on, unpersisted.
+    pub(super) fn report(&mut self) {
+        if self.reported {
+            return;
+        }
+        if let Some(e) = self.error() {
+            self.reported = true;
+            bevy::log::error!("{e}; containers are no longer persisted");
+        }
     }
 
     /// Hands a frame to the writer; waits when the queue is full. After
@@ -229,6 +242,7 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
         frame,
         handed: frame,
         waits: 0,
+        reported: false,
     };
     (
         Loaded {

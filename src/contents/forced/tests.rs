@@ -200,7 +200,7 @@ fn the_layout_splits_stacks_over_a_lowered_limit_and_knows_each_types_terms() {
         &[Some(("apple", 5)), Some((Z, 1)), None, Some(("bolt", 2))],
     );
     let new = rules("slot-count", "only-these", 4, 0.0, &three(2));
-    let l = c.layout(&to(&new, 4, "0"));
+    let l = c.layout(&to(&new, 4, "0")).expect("lays out");
     assert_eq!(
         pieces(&l),
         [
@@ -221,14 +221,14 @@ fn the_layout_splits_stacks_over_a_lowered_limit_and_knows_each_types_terms() {
     // a row a save recorded counts after every listed row
     let mut t = to(&new, 4, "0");
     t.earlier = vec![(Z.to_string(), WhenForcedOut::Destroyed, Some(-5))];
-    let l = c.layout(&t);
+    let l = c.layout(&t).expect("lays out");
     assert_eq!(
         l.leaves(3),
         Some(((-5, usize::MAX / 2), WhenForcedOut::Destroyed))
     );
     // under the old rules (and no-limit's ceiling) nothing splits
     let open = rules("no-limit", "any-item", 0, 0.0, &three(5));
-    let l = c.layout(&to(&open, 0, "0"));
+    let l = c.layout(&to(&open, 0, "0")).expect("lays out");
     assert_eq!(pieces(&l).len(), 3);
     assert_eq!(l.available, MAX_SLOTS);
 }
@@ -246,7 +246,7 @@ fn what_must_leave_leaves_whole_in_leaving_order_or_refuses() {
         ],
     );
     // owner gone: bolt (order 1), then apple from its last slot back
-    let l = c.layout(&to(&old, 4, "0"));
+    let l = c.layout(&to(&old, 4, "0")).expect("lays out");
     let out = l.must_leave(true).expect("all movable");
     assert_eq!(out.removed, [(1, 2), (2, 3), (0, 5)]);
     assert_eq!(out.gone, [true; 3]);
@@ -264,12 +264,16 @@ fn what_must_leave_leaves_whole_in_leaving_order_or_refuses() {
         "0",
     );
     t.earlier = vec![(Z.to_string(), WhenForcedOut::Destroyed, None)];
-    let out = c.layout(&t).must_leave(false).expect("it may leave");
+    let out = c
+        .layout(&t)
+        .expect("lays out")
+        .must_leave(false)
+        .expect("it may leave");
     assert_eq!(out.removed, [(1, 1)]);
     assert_eq!(out.gone, [false, true, false]);
     // pieces that never leave refuse: one slot short per piece
     let c = holding(&old, &[Some(("coin", 5)), Some((Z, 1)), Some(("coin", 2))]);
-    let l = c.layout(&to(&old, 4, "0"));
+    let l = c.layout(&to(&old, 4, "0")).expect("lays out");
     assert_eq!(l.must_leave(true).unwrap_err(), short(3, "0", &["coin", Z]));
 }
 
@@ -289,14 +293,14 @@ fn what_leaves_for_room_is_whole_stacks_for_slots_and_items_for_budget() {
     );
     // three slots short: bolt from slot 5 back, then apple from slot 3;
     // coin (never) and the unlisted type are skipped
-    let mut l = c.layout(&to(&old, 3, "0"));
+    let mut l = c.layout(&to(&old, 3, "0")).expect("lays out");
     let mut out = l.must_leave(false).unwrap();
     l.leave_for_room(&mut out, &old, Decimal::ZERO)
         .expect("enough leave");
     assert_eq!(out.removed, [(5, 1), (1, 1), (3, 2)]);
     assert_eq!(out.gone, [false, true, false, true, false, true]);
     // five short but only four may leave
-    let mut l = c.layout(&to(&old, 1, "0"));
+    let mut l = c.layout(&to(&old, 1, "0")).expect("lays out");
     let mut out = l.must_leave(false).unwrap();
     let err = l.leave_for_room(&mut out, &old, Decimal::ZERO).unwrap_err();
     assert_eq!(err, short(1, "0", &["coin", Z]));
@@ -313,7 +317,7 @@ fn what_leaves_for_room_is_whole_stacks_for_slots_and_items_for_budget() {
         ],
     );
     assert_eq!(c.size_used, d("9"));
-    let mut l = c.layout(&to(&sized, 4, "6"));
+    let mut l = c.layout(&to(&sized, 4, "6")).expect("lays out");
     let mut out = l.must_leave(false).unwrap();
     l.leave_for_room(&mut out, &sized, d("6"))
         .expect("apple closes it");
@@ -321,7 +325,7 @@ fn what_leaves_for_room_is_whole_stacks_for_slots_and_items_for_budget() {
     assert_eq!(out.gone, [false; 4], "a partial removal keeps the piece");
     assert_eq!(l.pieces[2].stack.amount, 1, "the piece keeps the rest");
     // too little may leave: coin holds the last half
-    let mut l = c.layout(&to(&sized, 4, "0.5"));
+    let mut l = c.layout(&to(&sized, 4, "0.5")).expect("lays out");
     let mut out = l.must_leave(false).unwrap();
     let err = l.leave_for_room(&mut out, &sized, d("0.5")).unwrap_err();
     assert_eq!(err, short(0, "0.5", &["coin"]));
@@ -348,7 +352,7 @@ fn kept_pieces_keep_their_slot_or_move_to_free_slots_in_old_slot_order() {
     );
     // a shrink: slots 4 and 5 move to 1 and 3; apple in 1 does not
     // merge into slot 0
-    let l = c.layout(&to(&old, 4, "0"));
+    let l = c.layout(&to(&old, 4, "0")).expect("lays out");
     let mut out = l.must_leave(false).unwrap();
     let placed = l.place(&mut out, &old, None).expect("room for all");
     assert_eq!(placed, [(0, 0), (2, 1), (1, 2), (3, 3)]);
@@ -356,13 +360,13 @@ fn kept_pieces_keep_their_slot_or_move_to_free_slots_in_old_slot_order() {
     // a lowered limit: first pieces keep their slots, the rest fill the
     // free slots in ascending order
     let lower = rules("slot-count", "any-item", 8, 0.0, &three(2));
-    let l = c.layout(&to(&lower, 8, "0"));
+    let l = c.layout(&to(&lower, 8, "0")).expect("lays out");
     assert_eq!(l.pieces.len(), 6);
     let mut out = l.must_leave(false).unwrap();
     let placed = l.place(&mut out, &lower, None).expect("room for all");
     assert_eq!(placed, [(0, 0), (2, 2), (4, 3), (5, 4), (1, 1), (3, 5)]);
     // too few slots: a movable piece without one leaves whole
-    let l = c.layout(&to(&lower, 5, "0"));
+    let l = c.layout(&to(&lower, 5, "0")).expect("lays out");
     let mut out = l.must_leave(false).unwrap();
     let placed = l.place(&mut out, &lower, None).expect("bolt may leave");
     assert_eq!(placed, [(0, 0), (2, 2), (4, 3), (1, 1), (3, 4)]);
@@ -388,7 +392,7 @@ fn pieces_a_slot_no_longer_accepts_move_leave_or_refuse() {
         let swapped = SlotRules::new([vec!["bolt"], vec!["apple"], vec!["apple"]]);
         let mut t = to(&r, 3, "0");
         t.slot_rules = Some(Arc::new(swapped.clone()));
-        let l = c.layout(&t);
+        let l = c.layout(&t).expect("lays out");
         let mut out = l.must_leave(false).unwrap();
         let placed = l.place(&mut out, &r, Some(&swapped));
         if bolt == "never" {
@@ -451,7 +455,7 @@ fn applying_lays_down_the_plan_and_reports_the_portions_in_order() {
         ],
     );
     let t = to(&sized, 4, "6");
-    let mut l = c.layout(&t);
+    let mut l = c.layout(&t).expect("lays out");
     let (out, placed) = l.plan(false, &t).expect("fits");
     let f = c.apply(Cause::Shrink, t, l, out, placed);
     let portion = Portion {
@@ -486,7 +490,7 @@ fn applying_lays_down_the_plan_and_reports_the_portions_in_order() {
     );
     let budget = rules("size-budget", "any-item", 0, 100.0, &three(5));
     let t = to(&budget, 0, "100");
-    let mut l = c.layout(&t);
+    let mut l = c.layout(&t).expect("lays out");
     let (out, placed) = l.plan(false, &t).expect("fits");
     assert!(placed.is_empty());
     let f = c.apply(Cause::RulesChanged, t, l, out, placed);
@@ -496,4 +500,34 @@ fn applying_lays_down_the_plan_and_reports_the_portions_in_order() {
     assert_eq!(c.size_used(), d("7"));
     assert_eq!(c.slot_len(), 0);
     assert!(Arc::ptr_eq(c.rules(), &budget));
+}
+
+#[test]
+fn more_pieces_than_any_container_has_slots_are_refused_before_any_is_made() {
+    // a stack of u32::MAX arrows under a stack limit of 1 would be four
+    // billion pieces: refused whole, counted, not made
+    let old = rules(
+        "slot-count",
+        "any-item",
+        4,
+        0.0,
+        &[row("arrow", u32::MAX, 0.0, "dropped-nearby", 1)],
+    );
+    let c = holding(&old, &[Some(("arrow", u32::MAX))]);
+    let tight = rules(
+        "slot-count",
+        "any-item",
+        4,
+        0.0,
+        &[row("arrow", 1, 0.0, "dropped-nearby", 1)],
+    );
+    let Err(short) = c.layout(&to(&tight, 4, "0")) else {
+        panic!("a layout of four billion pieces");
+    };
+    assert_eq!(short.slots, u64::from(u32::MAX) - 4);
+    assert_eq!(short.held_by, [ItemType::from("arrow")]);
+    // and a million pieces, within any container's slots, still lay out
+    let c = holding(&old, &[Some(("arrow", 1 << 20))]);
+    let l = c.layout(&to(&tight, 4, "0")).expect("lays out");
+    assert_eq!(l.pieces.len(), 1 << 20);
 }
