@@ -35,9 +35,9 @@ fn save_with_millions_over_the_stack_limit_is_refused_without_splitting() {
     let a = adoption::read(&bytes, Format::Json, Default::default()).expect("reads");
     let rules = Arc::new(Rules::compile(&a, &Tuning::default()).expect("compiles"));
     let id = AdoptionId::of("backpack.adoption.json", &bytes);
-    let refused = Contents::load(rules, None, &saved, &id)
-        .err()
-        .expect("refused");
+    let Err(refused) = Contents::load(rules, None, &saved, &id) else {
+        panic!("79 million letters in 12 slots are refused");
+    };
     let short = refused.forced.refused.as_ref().expect("a shortfall");
     assert_eq!(
         short.slots,

@@ -40,6 +40,8 @@ mod occupancy;
 mod outcome;
 mod rearrange;
 mod restore;
+#[cfg(feature = "persist")]
+pub(crate) use restore::SaveHead;
 pub use restore::{LoadRefused, Loaded};
 mod set_props;
 pub use set_props::{PropsAt, PropsSet};

@@ -1,5 +1,6 @@
 //! Saving and loading contents (the format is in [`crate::save`]).
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -122,24 +123,51 @@ impl Contents {
     }
 }
 
-impl Contents {
-    /// The contents as a save, made under `adoption`.
-    pub fn save(&self, adoption: &AdoptionId) -> SavedContents {
-        let (resized, slot_count, size_budget) = self.saved_capacity();
+/// What a save needs of a container, taken without making the save: its
+/// stacks go into a list shared by many containers (no allocation of its
+/// own), the rest is a few words. The persistence takes these on the game
+/// thread, and makes the saves on its writer thread.
+#[derive(Clone, Debug)]
+pub(crate) struct SaveHead {
+    rules: Arc<Rules>,
+    limits: Limits,
+    counter: u64,
+    slot_len: usize,
+    /// The occupied slots in `stacks[start..mid]` (slot, stack), the
+    /// holdings in `stacks[mid..end]`.
+    start: usize,
+    mid: usize,
+    end: usize,
+}
+
+impl SaveHead {
+    /// The save of the container this was taken from, made under
+    /// `adoption`; `stacks` is the list it was taken into.
+    pub(crate) fn save(&self, stacks: &[(u32, Stack)], adoption: &AdoptionId) -> SavedContents {
+        let resized = self.limits.slot_count != self.rules.slot_count
+            || self.limits.size_budget != self.rules.size_budget;
+        let mut slots = vec![None; self.slot_len];
+        for (i, st) in &stacks[self.start..self.mid] {
+            if let Some(slot) = slots.get_mut(*i as usize) {
+                *slot = Some(saved(st));
+            }
+        }
+        let held = &stacks[self.mid..self.end];
+        let items: BTreeSet<&ItemType> = stacks[self.start..self.end]
+            .iter()
+            .map(|(_, st)| &st.item)
+            .collect();
         SavedContents {
             format: SAVE_FORMAT,
             adoption: adoption.clone(),
             resized,
-            slot_count,
-            size_budget,
+            slot_count: self.limits.slot_count,
+            size_budget: self.limits.size_budget.to_string(),
             counter: self.counter,
-            slots: (0..self.saved_slot_len())
-                .map(|i| self.saved_slot(i))
-                .collect(),
-            holdings: self.saved_holdings(),
-            rows: self
-                .totals()
-                .keys()
+            slots,
+            holdings: held.iter().map(|(_, st)| saved(st)).collect(),
+            rows: items
+                .into_iter()
                 .filter_map(|item| self.rules.row(item.as_str()))
                 .map(|r| SavedRow {
                     item: r.id.clone(),
@@ -147,6 +175,37 @@ impl Contents {
                     forced_out_order: r.forced_out_order,
                 })
                 .collect(),
+        }
+    }
+}
+
+impl Contents {
+    /// The contents as a save, made under `adoption`.
+    pub fn save(&self, adoption: &AdoptionId) -> SavedContents {
+        let mut stacks = Vec::new();
+        self.save_head(&mut stacks).save(&stacks, adoption)
+    }
+
+    /// What [`Contents::save`] needs, its stacks pushed onto `stacks`.
+    pub(crate) fn save_head(&self, stacks: &mut Vec<(u32, Stack)>) -> SaveHead {
+        let start = stacks.len();
+        let slot_len = self.saved_slot_len();
+        stacks.extend(
+            self.occ
+                .occupied()
+                .take_while(|&s| (s as usize) < slot_len)
+                .filter_map(|s| self.stack(s).map(|st| (s, st.clone()))),
+        );
+        let mid = stacks.len();
+        stacks.extend(self.holdings.values().map(|st| (u32::MAX, st.clone())));
+        SaveHead {
+            rules: self.rules.clone(),
+            limits: self.limits,
+            counter: self.counter,
+            slot_len,
+            start,
+            mid,
+            end: stacks.len(),
         }
     }
 

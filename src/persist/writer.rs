@@ -1,7 +1,7 @@
 //! The writer thread: frames handed over through a bounded queue, merged
 //! when several wait, each written in one transaction with its number.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
@@ -12,38 +12,55 @@ use rusqlite::{Connection, params};
 use super::load::Loaded;
 use super::schema::{error, set_synchronous};
 use super::{ContainerDatabase, DatabaseError, DatabaseWriter, PickupRow};
-use crate::contents::Contents;
+use crate::contents::{SaveHead, Stack};
 use crate::save::AdoptionId;
 
-/// A container to write: its engine state (cloned on the game thread; the
-/// writer turns it into text), its adoption's path and id, its store.
-pub(super) struct ContainerWrite {
-    pub(super) adoption: String,
-    pub(super) contents: Contents,
+/// An adoption as the file names it: the asset path, and the id (path
+/// and hash) its saves carry. Shared by every container under it.
+#[derive(Debug)]
+pub(super) struct AdoptionRef {
+    pub(super) path: String,
     pub(super) id: AdoptionId,
-    pub(super) store: Option<String>,
 }
 
-/// What one frame changed: each id written (`Some`) or deleted (`None`).
+/// A container to write: what its save needs (taken on the game thread
+/// without making the save; its stacks are in the batch's list), its
+/// adoption, its store's id.
+pub(super) struct ContainerWrite {
+    pub(super) adoption: Arc<AdoptionRef>,
+    pub(super) head: SaveHead,
+    /// The store's key.
+    pub(super) store: Option<u64>,
+}
+
+/// What one frame changed: each entity (by its key) written (`Some`) or
+/// deleted (`None`), a later entry for an id winning over an earlier one.
+/// Entities are named by a number: the game thread tells the writer each
+/// key's id once (`names`), so no text is shared between the threads.
 #[derive(Default)]
 pub(super) struct Batch {
     pub(super) frame: u64,
     pub(super) next_pickup: u64,
-    pub(super) containers: BTreeMap<String, Option<ContainerWrite>>,
-    pub(super) pickups: BTreeMap<String, Option<PickupRow>>,
+    /// Keys first named in this frame, and their persistent ids.
+    pub(super) names: Vec<(u64, Box<str>)>,
+    pub(super) containers: Vec<(u64, Option<ContainerWrite>)>,
+    pub(super) pickups: Vec<(u64, Option<PickupRow>)>,
+    /// The stacks of every container written, shared.
+    pub(super) stacks: Vec<(u32, Stack)>,
 }
 
 impl Batch {
-    pub(super) fn is_empty(&self) -> bool {
-        self.containers.is_empty() && self.pickups.is_empty()
+    /// Empties the batch, keeping its lists' room.
+    fn clear(&mut self) {
+        self.names.clear();
+        self.containers.clear();
+        self.pickups.clear();
+        self.stacks.clear();
     }
 
-    /// `later` on top of this frame: its writes and deletes win.
-    fn merge(&mut self, later: Batch) {
-        self.frame = later.frame;
-        self.next_pickup = later.next_pickup;
-        self.containers.extend(later.containers);
-        self.pickups.extend(later.pickups);
+    /// Nothing to write and no key to name.
+    pub(super) fn is_empty(&self) -> bool {
+        self.containers.is_empty() && self.pickups.is_empty() && self.names.is_empty()
     }
 }
 
@@ -95,6 +112,10 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
+    /// Batches written and emptied, their lists' room kept, for the game
+    /// thread to fill again: a frame's lists are not allocated (and their
+    /// pages touched) anew.
+    spare: Mutex<Vec<Batch>>,
 }
 
 impl Shared {
@@ -122,6 +143,21 @@ pub(super) struct Handle {
 impl Handle {
     pub(super) fn stats(&self) -> WriterStats {
         self.shared.lock().stats
+    }
+
+    /// An empty batch for `frame`, with the room of one already written
+    /// when there is one.
+    pub(super) fn batch(&self, frame: u64) -> Batch {
+        let spare = self
+            .shared
+            .spare
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        Batch {
+            frame,
+            ..spare.unwrap_or_default()
+        }
     }
 
     pub(super) fn error(&self) -> Option<DatabaseError> {
@@ -265,17 +301,30 @@ fn run(
         stop(shared, Some(e));
         return;
     }
-    while let Ok(mut batch) = receiver.recv() {
+    let mut names: HashMap<u64, Box<str>> = HashMap::new();
+    while let Ok(first) = receiver.recv() {
         // frames that waited are written as one: still a frame boundary
-        let mut merged = 0;
+        let mut batches = vec![first];
         while let Ok(later) = receiver.try_recv() {
-            batch.merge(later);
-            merged += 1;
+            batches.push(later);
         }
+        let merged = batches.len() as u64 - 1;
         let started = Instant::now();
-        let frame = batch.frame;
-        match write(&mut connection, &batch) {
+        let frame = batches.last().map_or(0, |b| b.frame);
+        for b in &mut batches {
+            names.extend(std::mem::take(&mut b.names));
+        }
+        match write(&mut connection, &batches, &mut names) {
             Ok((written, picked, deleted)) => {
+                {
+                    let mut spare = shared.spare.lock().unwrap_or_else(PoisonError::into_inner);
+                    for mut b in batches.drain(..) {
+                        if spare.len() < 2 {
+                            b.clear();
+                            spare.push(b);
+                        }
+                    }
+                }
                 let mut state = shared.lock();
                 let s = &mut state.stats;
                 s.written_frame = frame;
@@ -315,8 +364,39 @@ fn stop(shared: &Shared, e: Option<DatabaseError>) {
     shared.changed.notify_all();
 }
 
-/// One transaction: every row of the batch and its frame number.
-fn write(c: &mut Connection, batch: &Batch) -> rusqlite::Result<(u64, u64, u64)> {
+/// The last entry for each id over `batches` (in id order): which batch,
+/// which entry. Keys deleted are forgotten once their row is.
+fn last_entries<'a, T>(
+    batches: &[Batch],
+    names: &'a HashMap<u64, Box<str>>,
+    list: impl Fn(&Batch) -> &[(u64, Option<T>)],
+    forgotten: &mut Vec<u64>,
+) -> BTreeMap<&'a str, (usize, usize)> {
+    let mut last = BTreeMap::new();
+    for (b, batch) in batches.iter().enumerate() {
+        for (i, (key, entry)) in list(batch).iter().enumerate() {
+            if entry.is_none() {
+                forgotten.push(*key);
+            }
+            if let Some(id) = names.get(key) {
+                last.insert(&**id, (b, i));
+            }
+        }
+    }
+    last
+}
+
+/// One transaction: the rows of the frames (the last entry of each id),
+/// and the last frame's number.
+fn write(
+    c: &mut Connection,
+    batches: &[Batch],
+    names: &mut HashMap<u64, Box<str>>,
+) -> rusqlite::Result<(u64, u64, u64)> {
+    let Some(last) = batches.last() else {
+        return Ok((0, 0, 0));
+    };
+    let mut forgotten = Vec::new();
     let tx = c.transaction()?;
     let (mut written, mut picked, mut deleted) = (0, 0, 0);
     {
@@ -324,11 +404,13 @@ fn write(c: &mut Connection, batch: &Batch) -> rusqlite::Result<(u64, u64, u64)>
             "INSERT OR REPLACE INTO containers (id, adoption, contents, store) VALUES (?1, ?2, ?3, ?4)",
         )?;
         let mut remove = tx.prepare("DELETE FROM containers WHERE id = ?1")?;
-        for (id, write) in &batch.containers {
-            match write {
+        for (id, (b, i)) in last_entries(batches, names, |b| &b.containers, &mut forgotten) {
+            let batch = &batches[b];
+            match &batch.containers[i].1 {
                 Some(w) => {
-                    let text = w.contents.save(&w.id).to_json();
-                    put.execute(params![id, w.adoption, text, w.store])?;
+                    let text = w.head.save(&batch.stacks, &w.adoption.id).to_json();
+                    let store = w.store.and_then(|k| names.get(&k)).map(|s| &**s);
+                    put.execute(params![id, w.adoption.path, text, store])?;
                     written += 1;
                 }
                 None => deleted += remove.execute(params![id])? as u64,
@@ -338,8 +420,8 @@ fn write(c: &mut Connection, batch: &Batch) -> rusqlite::Result<(u64, u64, u64)>
             "INSERT OR REPLACE INTO pickups (id, item, amount, props, x, y, z) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         let mut remove = tx.prepare("DELETE FROM pickups WHERE id = ?1")?;
-        for (id, row) in &batch.pickups {
-            match row {
+        for (id, (b, i)) in last_entries(batches, names, |b| &b.pickups, &mut forgotten) {
+            match &batches[b].pickups[i].1 {
                 Some(p) => {
                     let t = p.translation;
                     put.execute(params![
@@ -358,9 +440,13 @@ fn write(c: &mut Connection, batch: &Batch) -> rusqlite::Result<(u64, u64, u64)>
         }
         tx.execute(
             "UPDATE frame SET frame = ?1, next_pickup = ?2 WHERE only = 0",
-            params![batch.frame as i64, batch.next_pickup as i64],
+            params![last.frame as i64, last.next_pickup as i64],
         )?;
     }
     tx.commit()?;
+    // a deleted key is never used again: its entity lost its id
+    for key in forgotten {
+        names.remove(&key);
+    }
     Ok((written, picked, deleted))
 }
