@@ -77,22 +77,23 @@ impl Contents {
     }
 
     /// Slot `i` as a save lists it.
+    #[cfg(feature = "replicon")]
     pub(crate) fn saved_slot(&self, i: usize) -> Option<SavedStack> {
         self.slots.get(i)?.as_ref().map(saved)
     }
 
     /// The holdings as a save lists them.
+    #[cfg(feature = "replicon")]
     pub(crate) fn saved_holdings(&self) -> Vec<SavedStack> {
         self.holdings.values().map(saved).collect()
     }
 
     /// The capacity in force as a save lists it: whether it is the
     /// container's own (a torn strap), the slot count, the budget's text.
+    #[cfg(feature = "replicon")]
     pub(crate) fn saved_capacity(&self) -> (bool, u32, String) {
-        let resized = self.limits.slot_count != self.rules.slot_count
-            || self.limits.size_budget != self.rules.size_budget;
         (
-            resized,
+            resized(&self.limits, &self.rules),
             self.limits.slot_count,
             self.limits.size_budget.to_string(),
         )
@@ -123,6 +124,11 @@ impl Contents {
     }
 }
 
+/// Whether `limits` are a container's own (a torn strap), not its rules'.
+fn resized(limits: &Limits, rules: &Rules) -> bool {
+    limits.slot_count != rules.slot_count || limits.size_budget != rules.size_budget
+}
+
 /// What a save needs of a container, taken without making the save: its
 /// stacks go into a list shared by many containers (no allocation of its
 /// own), the rest is a few words. The persistence takes these on the game
@@ -144,8 +150,7 @@ impl SaveHead {
     /// The save of the container this was taken from, made under
     /// `adoption`; `stacks` is the list it was taken into.
     pub(crate) fn save(&self, stacks: &[(u32, Stack)], adoption: &AdoptionId) -> SavedContents {
-        let resized = self.limits.slot_count != self.rules.slot_count
-            || self.limits.size_budget != self.rules.size_budget;
+        let resized = resized(&self.limits, &self.rules);
         let mut slots = vec![None; self.slot_len];
         for (i, st) in &stacks[self.start..self.mid] {
             if let Some(slot) = slots.get_mut(*i as usize) {
