@@ -18,7 +18,8 @@
 //!   ([`ContainerDatabase::queue`]): when the writer falls behind, the
 //!   frames waiting are merged into one transaction (still a frame
 //!   boundary), and when the queue is full the game thread waits for room
-//!   (back-pressure). Nothing is dropped.
+//!   (back-pressure). Nothing is dropped. An idle writer looks at the queue
+//!   every millisecond, so handing a frame over wakes no thread.
 //! - **Keyed by the game's ids.** A container is persisted when it has a
 //!   [`PersistentId`], a name the game gives that is the same on every run
 //!   (`backpack-of-ilsa`), unlike an `Entity`. Loose pickups get one by

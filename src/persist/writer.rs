@@ -2,7 +2,6 @@
 //! when several wait, each written in one transaction with its number.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -108,10 +107,26 @@ struct State {
     stopped: bool,
 }
 
+/// The frames waiting for the writer.
+#[derive(Default)]
+struct Queue {
+    batches: Vec<Batch>,
+    /// The game is gone: write what is queued, then stop.
+    closed: bool,
+}
+
 #[derive(Default)]
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
+    /// The frames handed over and not yet taken by the writer. The writer
+    /// looks every millisecond when idle, so handing a frame over is a push
+    /// under a lock, with no wake-up of another thread.
+    queue: Mutex<Queue>,
+    /// Signalled when the writer takes the queue (room for the game).
+    room: Condvar,
+    /// How many frames may wait.
+    capacity: usize,
     /// Batches written and emptied, their lists' room kept, for the game
     /// thread to fill again: a frame's lists are not allocated (and their
     /// pages touched) anew.
@@ -122,11 +137,16 @@ impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// The game thread's end of the writer.
 pub(super) struct Handle {
-    sender: Option<SyncSender<Batch>>,
+    /// Frames are handed over (false once the writer stopped).
+    open: bool,
     thread: Option<JoinHandle<()>>,
     shared: Arc<Shared>,
     path: String,
@@ -179,32 +199,36 @@ impl Handle {
     /// the writer stopped on an error, frames are not written (the error
     /// says so).
     pub(super) fn send(&mut self, batch: Batch) {
-        let Some(sender) = &self.sender else {
+        if !self.open {
             return;
-        };
-        let frame = batch.frame;
-        let sent = match sender.try_send(batch) {
-            Ok(()) => Ok(()),
-            Err(TrySendError::Full(batch)) => {
-                self.waits += 1;
-                sender.send(batch).map_err(|_| ())
-            }
-            Err(TrySendError::Disconnected(_)) => Err(()),
-        };
-        match sent {
-            Ok(()) => self.handed = frame,
-            Err(()) => {
-                self.sender = None;
-                let mut state = self.shared.lock();
-                if state.error.is_none() {
-                    state.error = Some(DatabaseError::Write {
-                        path: self.path.clone(),
-                        frame,
-                        message: "the writer thread stopped".into(),
-                    });
-                }
-            }
         }
+        let frame = batch.frame;
+        let mut queue = self.shared.queue();
+        let mut waited = false;
+        while queue.batches.len() >= self.shared.capacity && !self.shared.lock().stopped {
+            waited = true;
+            queue = self
+                .shared
+                .room
+                .wait(queue)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        self.waits += u64::from(waited);
+        if self.shared.lock().stopped {
+            drop(queue);
+            self.open = false;
+            let mut state = self.shared.lock();
+            if state.error.is_none() {
+                state.error = Some(DatabaseError::Write {
+                    path: self.path.clone(),
+                    frame,
+                    message: "the writer thread stopped".into(),
+                });
+            }
+            return;
+        }
+        queue.batches.push(batch);
+        self.handed = frame;
     }
 
     pub(super) fn flush(&self) -> Result<(), DatabaseError> {
@@ -228,8 +252,9 @@ impl Handle {
 impl Drop for Handle {
     /// Writes what is queued, then stops the thread.
     fn drop(&mut self) {
-        self.sender = None;
+        self.shared.queue().closed = true;
         if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
             let _ = thread.join();
         }
     }
@@ -249,29 +274,31 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
         queue,
     } = database;
     let name = path.display().to_string();
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared {
+        capacity: queue,
+        ..Shared::default()
+    });
     shared.lock().stats.written_frame = frame;
-    let (sender, receiver) = sync_channel(queue);
     let thread = {
         let shared = shared.clone();
         let name = name.clone();
         std::thread::Builder::new()
             .name("container-database".into())
-            .spawn(move || run(connection, &name, synchronous, &receiver, &shared))
+            .spawn(move || run(connection, &name, synchronous, &shared))
     };
-    let (sender, thread) = match thread {
-        Ok(t) => (Some(sender), Some(t)),
+    let (open, thread) = match thread {
+        Ok(t) => (true, Some(t)),
         Err(e) => {
             shared.lock().error = Some(DatabaseError::Write {
                 path: name.clone(),
                 frame,
                 message: format!("the writer thread did not start: {e}"),
             });
-            (None, None)
+            (false, None)
         }
     };
     let handle = Handle {
-        sender,
+        open,
         thread,
         shared,
         path: name,
@@ -290,24 +317,26 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
     )
 }
 
-fn run(
-    mut connection: Connection,
-    name: &str,
-    synchronous: super::Synchronous,
-    receiver: &Receiver<Batch>,
-    shared: &Shared,
-) {
+fn run(mut connection: Connection, name: &str, synchronous: super::Synchronous, shared: &Shared) {
     if let Err(e) = set_synchronous(&connection, name, synchronous) {
         stop(shared, Some(e));
         return;
     }
     let mut names: HashMap<u64, Box<str>> = HashMap::new();
-    while let Ok(first) = receiver.recv() {
+    loop {
         // frames that waited are written as one: still a frame boundary
-        let mut batches = vec![first];
-        while let Ok(later) = receiver.try_recv() {
-            batches.push(later);
+        let (mut batches, closed) = {
+            let mut queue = shared.queue();
+            (std::mem::take(&mut queue.batches), queue.closed)
+        };
+        if batches.is_empty() {
+            if closed {
+                break;
+            }
+            std::thread::park_timeout(Duration::from_millis(1));
+            continue;
         }
+        shared.room.notify_all();
         let merged = batches.len() as u64 - 1;
         let started = Instant::now();
         let frame = batches.last().map_or(0, |b| b.frame);
@@ -362,6 +391,9 @@ fn stop(shared: &Shared, e: Option<DatabaseError>) {
     }
     drop(state);
     shared.changed.notify_all();
+    // a game waiting for room waits no more
+    let _queue = shared.queue();
+    shared.room.notify_all();
 }
 
 /// The last entry for each id over `batches` (in id order): which batch,
