@@ -190,28 +190,20 @@ fn step(world: &mut World, k: u64) {
             }
             .into(),
             16 => {
-                let mut loose: Vec<(Entity, String, u32, String, [u32; 3])> = world
+                let mut loose: Vec<(PickupKey, Entity)> = world
                     .query::<(Entity, &LoosePickup, &Transform)>()
                     .iter(world)
-                    .map(|(e, p, t)| {
-                        (
-                            e,
-                            p.item.clone(),
-                            p.amount,
-                            p.props.canonical().to_string(),
-                            t.translation.to_array().map(f32::to_bits),
-                        )
-                    })
+                    .map(|(e, p, t)| (pickup_key(&p.item, p.amount, &p.props, t.translation), e))
                     .collect();
                 // by what it is, not by entity: the same on every run (two
                 // pickups alike in all of it are the same to pick up)
-                loose.sort_by(|a, b| (&a.1, a.2, &a.3, a.4).cmp(&(&b.1, b.2, &b.3, b.4)));
+                loose.sort_by(|a, b| a.0.cmp(&b.0));
                 let Some(p) = loose.get(rng.below(loose.len().max(1))) else {
                     continue;
                 };
                 PickUp {
                     container: pick(&mut rng),
-                    pickup: p.0,
+                    pickup: p.1,
                 }
                 .into()
             }
@@ -244,12 +236,24 @@ fn step(world: &mut World, k: u64) {
     }
 }
 
+/// A pickup as the snapshots compare it: what it holds and exactly where.
+type PickupKey = (String, u32, String, [u32; 3]);
+
+fn pickup_key(item: &str, amount: u32, props: &Props, at: Vec3) -> PickupKey {
+    (
+        item.to_string(),
+        amount,
+        props.canonical().to_string(),
+        at.to_array().map(f32::to_bits),
+    )
+}
+
 /// What a world holds, as the file would: each container's save and store,
 /// and the pickups (as a sorted list: their ids are the file's own).
 #[derive(Debug, PartialEq)]
 struct Snapshot {
     containers: BTreeMap<String, (String, String, Option<String>)>,
-    pickups: Vec<(String, u32, String, [u32; 3])>,
+    pickups: Vec<PickupKey>,
 }
 
 fn snapshot(world: &mut World) -> Snapshot {
@@ -282,14 +286,7 @@ fn snapshot(world: &mut World) -> Snapshot {
     let mut pickups: Vec<_> = world
         .query::<(&LoosePickup, &Transform)>()
         .iter(world)
-        .map(|(p, t)| {
-            (
-                p.item.clone(),
-                p.amount,
-                p.props.canonical().to_string(),
-                t.translation.to_array().map(f32::to_bits),
-            )
-        })
+        .map(|(p, t)| pickup_key(&p.item, p.amount, &p.props, t.translation))
         .collect();
     pickups.sort();
     Snapshot {
@@ -351,14 +348,7 @@ fn file_snapshot(db: &ContainerDatabase) -> Snapshot {
     let mut pickups: Vec<_> = db
         .pickups()
         .iter()
-        .map(|p| {
-            (
-                p.item.clone(),
-                p.amount,
-                p.props.canonical().to_string(),
-                p.translation.to_array().map(f32::to_bits),
-            )
-        })
+        .map(|p| pickup_key(&p.item, p.amount, &p.props, p.translation))
         .collect();
     pickups.sort();
     Snapshot {

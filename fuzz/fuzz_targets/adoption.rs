@@ -4,18 +4,15 @@
 //! a message.
 #![no_main]
 
-use bevy_container::adoption::{self, Format, Tuning};
+use bevy_container::adoption::{self, Tuning};
 use bevy_container::rules::Rules;
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, bytes)) = data.split_first() else {
+    let Some((format, bytes)) = common::format_first(data) else {
         return;
-    };
-    let format = if which & 1 == 0 {
-        Format::Json
-    } else {
-        Format::Ron
     };
     match adoption::read(bytes, format, Default::default()) {
         Ok(a) => {

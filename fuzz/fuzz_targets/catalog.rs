@@ -1,4 +1,4 @@
-//! An item catalog's bytes, RON or JSON (the first byte chooses), read
+//! An item catalog's bytes, JSON or RON (the first byte chooses), read
 //! strictly. What must hold: no panic; a refusal names problems with
 //! messages; every look of a catalog that reads shows items with
 //! properties: one tooltip line per property, a bar between 0 and 1.
@@ -6,10 +6,11 @@
 
 use std::sync::OnceLock;
 
-use bevy_container::adoption::Format;
 use bevy_container::props::Props;
 use bevy_container::ui::ItemCatalog;
 use libfuzzer_sys::fuzz_target;
+
+mod common;
 
 fn samples() -> &'static [Props] {
     static SAMPLES: OnceLock<Vec<Props>> = OnceLock::new();
@@ -27,20 +28,18 @@ fn samples() -> &'static [Props] {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, bytes)) = data.split_first() else {
+    let Some((format, bytes)) = common::format_first(data) else {
         return;
-    };
-    let format = if which & 1 == 0 {
-        Format::Ron
-    } else {
-        Format::Json
     };
     match ItemCatalog::read(bytes, format) {
         Ok(catalog) => {
             for (id, look) in catalog.iter() {
                 assert!(!id.is_empty());
                 for props in samples() {
-                    assert!(look.prop_lines(props).len() >= props.len(), "{id}: a line per property");
+                    assert!(
+                        look.prop_lines(props).len() >= props.len(),
+                        "{id}: a line per property"
+                    );
                     if let Some(fill) = look.bar(props) {
                         assert!((0.0..=1.0).contains(&fill), "{id}: bar {fill}");
                     }

@@ -27,6 +27,9 @@ use bevy_replicon::shared::message::registry::RemoteMessageRegistry;
 use bevy_replicon::test_app::{ServerTestAppExt, TestClientEntity};
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+use common::Input;
+
 const ITEMS: [&str; 5] = ["berries", "axe", "letter", "flint", "Not-Kebab"];
 
 fn seed() -> &'static Adoption {
@@ -81,13 +84,22 @@ fn server() -> Server {
     let other = app.world_mut().spawn_empty().id();
     let w = app.world_mut();
     let chest = w
-        .spawn((Container::new(handle.clone()), ContainerAccess::public(None)))
+        .spawn((
+            Container::new(handle.clone()),
+            ContainerAccess::public(None),
+        ))
         .id();
     let own = w
-        .spawn((Container::new(handle.clone()), ContainerAccess::private(who)))
+        .spawn((
+            Container::new(handle.clone()),
+            ContainerAccess::private(who),
+        ))
         .id();
     let others = w
-        .spawn((Container::new(handle.clone()), ContainerAccess::private(other)))
+        .spawn((
+            Container::new(handle.clone()),
+            ContainerAccess::private(other),
+        ))
         .id();
     let pickup = w
         .spawn((
@@ -125,30 +137,21 @@ fn server() -> Server {
     }
 }
 
-/// Reads the input a byte at a time; zeros once it runs out.
-struct Input<'a>(&'a [u8]);
+/// The requests this target builds from its input.
+trait Requests {
+    fn small(&mut self) -> u32;
+    fn slot_option(&mut self) -> Option<u32>;
+    fn entity(&mut self, known: &[Entity; 6]) -> Entity;
+    fn item(&mut self) -> String;
+    fn props(&mut self) -> Option<Props>;
+    fn request(&mut self, known: &[Entity; 6]) -> RemoteRequest;
+}
 
-impl Input<'_> {
-    fn byte(&mut self) -> u8 {
-        let Some((&b, rest)) = self.0.split_first() else {
-            return 0;
-        };
-        self.0 = rest;
-        b
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        let n = n.min(self.0.len());
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        a.to_vec()
-    }
-    fn u32(&mut self) -> u32 {
-        u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
-    }
+impl Requests for Input<'_> {
     fn small(&mut self) -> u32 {
         u32::from(self.byte() % 32)
     }
-    fn option(&mut self) -> Option<u32> {
+    fn slot_option(&mut self) -> Option<u32> {
         let b = self.byte();
         (b & 1 == 1).then_some(u32::from(b >> 1) % 16)
     }
@@ -178,7 +181,7 @@ impl Input<'_> {
                 item: self.item().into(),
                 props: self.props(),
                 amount: self.small(),
-                slot: self.option(),
+                slot: self.slot_option(),
             },
             1 => {
                 let (from, to) = (self.entity(known), self.entity(known));
@@ -186,7 +189,7 @@ impl Input<'_> {
                     0 => TransferRequest::item(self.item(), self.small()),
                     _ => TransferRequest::from_slot(self.small() % 16, self.small()),
                 };
-                if let Some(slot) = self.option() {
+                if let Some(slot) = self.slot_option() {
                     request = request.to_slot(slot);
                 }
                 if let Some(props) = self.props() {
@@ -198,7 +201,7 @@ impl Input<'_> {
                 container: self.entity(known),
                 from: self.small() % 16,
                 to: self.small() % 16,
-                amount: self.option(),
+                amount: self.slot_option(),
             },
             3 => RemoteRequest::Sort {
                 container: self.entity(known),

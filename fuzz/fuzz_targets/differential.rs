@@ -17,6 +17,9 @@ use bevy_container::props::{Kind, Props};
 use bevy_container::scenario::{Action, ContainerSpec, Request, Scenario, Step};
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+use common::Input;
+
 struct Pool {
     containers: Vec<ContainerSpec>,
     items: Vec<String>,
@@ -53,10 +56,15 @@ fn pool() -> &'static Pool {
         }
         items.sort();
         items.dedup();
-        let props = ["{}", r#"{"q":1}"#, r#"{"durability":3}"#, r#"{"durability":2,"q":1}"#]
-            .iter()
-            .map(|t| Props::parse(t).expect("valid"))
-            .collect();
+        let props = [
+            "{}",
+            r#"{"q":1}"#,
+            r#"{"durability":3}"#,
+            r#"{"durability":2,"q":1}"#,
+        ]
+        .iter()
+        .map(|t| Props::parse(t).expect("valid"))
+        .collect();
         Pool {
             containers,
             items,
@@ -65,27 +73,20 @@ fn pool() -> &'static Pool {
     })
 }
 
-struct Input<'a>(&'a [u8]);
+/// The steps this target builds from its input.
+trait Steps {
+    fn amount(&mut self) -> u32;
+    fn slot(&mut self) -> u32;
+    fn item(&mut self) -> String;
+    fn props(&mut self) -> Props;
+}
 
-impl Input<'_> {
-    fn byte(&mut self) -> u8 {
-        let Some((&b, rest)) = self.0.split_first() else {
-            return 0;
-        };
-        self.0 = rest;
-        b
-    }
-    fn below(&mut self, n: usize) -> usize {
-        usize::from(self.byte()) % n.max(1)
-    }
+impl Steps for Input<'_> {
     fn amount(&mut self) -> u32 {
         u32::from(self.byte() % 48)
     }
     fn slot(&mut self) -> u32 {
         u32::from(self.byte() % 16)
-    }
-    fn option<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> Option<T> {
-        (self.byte() & 1 == 1).then(|| f(self))
     }
     fn item(&mut self) -> String {
         let p = pool();
@@ -134,15 +135,15 @@ fn scenario(input: &mut Input) -> Scenario {
             1 => Action::Step(Step::Take {
                 item: input.item(),
                 amount: input.amount(),
-                slot: input.option(Input::slot),
-                props: input.option(Input::props),
+                slot: input.option(|i| i.slot()),
+                props: input.option(|i| i.props()),
             }),
             2 => Action::Step(Step::SetProps {
                 at: match input.byte() & 1 {
                     0 => PropsAt::Slot(input.slot()),
                     _ => PropsAt::Held(Kind::new(input.item().as_str(), input.props())),
                 },
-                amount: input.option(Input::amount),
+                amount: input.option(|i| i.amount()),
                 to: input.props(),
             }),
             3 => Action::Step(Step::Resize {
@@ -156,7 +157,7 @@ fn scenario(input: &mut Input) -> Scenario {
             6 => Action::Step(Step::Move {
                 from: input.slot(),
                 to: input.slot(),
-                amount: input.option(Input::amount),
+                amount: input.option(|i| i.amount()),
             }),
             _ => {
                 let to = input.below(n);
@@ -164,10 +165,10 @@ fn scenario(input: &mut Input) -> Scenario {
                     0 => TransferRequest::item(input.item(), input.amount()),
                     _ => TransferRequest::from_slot(input.slot(), input.amount()),
                 };
-                if let Some(slot) = input.option(Input::slot) {
+                if let Some(slot) = input.option(|i| i.slot()) {
                     request = request.to_slot(slot);
                 }
-                if let Some(props) = input.option(Input::props) {
+                if let Some(props) = input.option(|i| i.props()) {
                     request = request.with_props(props);
                 }
                 Action::Transfer { to, request }
@@ -200,7 +201,10 @@ fuzz_target!(|data: &[u8]| {
     let scene = s
         .run_through_scene()
         .expect("the plugin answers every request through a scene");
-    assert_eq!(ecs, scene, "the plugin and the plugin through a scene agree");
+    assert_eq!(
+        ecs, scene,
+        "the plugin and the plugin through a scene agree"
+    );
     if !s.world {
         let engine = s.run().expect("the engine answers every request");
         assert_eq!(engine, ecs, "the engine and the plugin agree");

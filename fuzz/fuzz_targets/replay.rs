@@ -18,9 +18,13 @@ fn dnd() -> PathBuf {
 /// fuzzed path could name a device that never ends.
 fn known(path: &Path) -> bool {
     let dir = dnd();
-    ["party-pack.adoption.ron", "bram-belt.adoption.ron", "camp-chest.adoption.ron"]
-        .iter()
-        .any(|f| path == dir.join(f))
+    [
+        "party-pack.adoption.ron",
+        "bram-belt.adoption.ron",
+        "camp-chest.adoption.ron",
+    ]
+    .iter()
+    .any(|f| path == dir.join(f))
 }
 
 fn refused(problems: &[occurrences::InputProblem]) {

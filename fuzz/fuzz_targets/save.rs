@@ -11,6 +11,8 @@ use bevy_container::rules::Rules;
 use bevy_container::save::{AdoptionId, SavedContents};
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+
 fn seed() -> &'static (Arc<Rules>, AdoptionId) {
     static SEED: OnceLock<(Arc<Rules>, AdoptionId)> = OnceLock::new();
     SEED.get_or_init(|| {
@@ -25,13 +27,8 @@ fn seed() -> &'static (Arc<Rules>, AdoptionId) {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, bytes)) = data.split_first() else {
+    let Some((format, bytes)) = common::format_first(data) else {
         return;
-    };
-    let format = if which & 1 == 0 {
-        Format::Json
-    } else {
-        Format::Ron
     };
     let saved = match SavedContents::read(bytes, format) {
         Ok(s) => s,

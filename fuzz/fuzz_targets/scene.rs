@@ -103,7 +103,11 @@ fuzz_target!(|data: &[u8]| {
         }
         Err(e) => {
             assert!(!e.to_string().is_empty());
-            assert_eq!(held(first.world_mut()), 0, "a refused scene loads nothing: {e}");
+            assert_eq!(
+                held(first.world_mut()),
+                0,
+                "a refused scene loads nothing: {e}"
+            );
         }
     }
 });

@@ -11,6 +11,8 @@ use bevy_container::adoption::{self, Adoption, Format, Tuning};
 use bevy_container::rules::Rules;
 use libfuzzer_sys::fuzz_target;
 
+mod common;
+
 fn seed() -> &'static Adoption {
     static SEED: OnceLock<Adoption> = OnceLock::new();
     SEED.get_or_init(|| {
@@ -20,13 +22,8 @@ fn seed() -> &'static Adoption {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&which, bytes)) = data.split_first() else {
+    let Some((format, bytes)) = common::format_first(data) else {
         return;
-    };
-    let format = if which & 1 == 0 {
-        Format::Json
-    } else {
-        Format::Ron
     };
     match Tuning::read(bytes, format) {
         Ok(tuning) => {
