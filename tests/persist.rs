@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
+use bevy_container::adoption::Adoption;
 use bevy_container::contents::{Cause, TransferRequest};
 use bevy_container::persist::{
     ContainerDatabase, ContainerDatabasePlugin, DatabaseError, DatabaseWriter, PersistentEntities,
@@ -20,6 +21,7 @@ use bevy_container::persist::{
 };
 use bevy_container::plugin::*;
 use bevy_container::props::Props;
+use bevy_container::save::AdoptionId;
 use common::{Rng, adoption_json, slot_answers};
 use serde_json::json;
 
@@ -856,3 +858,96 @@ fn a_changed_adoption_migrates_what_the_file_holds_and_reports_it() {
 
 #[derive(Resource, Default)]
 struct Forced(Vec<Cause>);
+
+/// Replaces the loaded vault adoption with `text` (as a hot reload does),
+/// under a new id; returns the id's hash.
+fn reload_vault(app: &mut App, text: &str) -> String {
+    let adoption = Adoption::read_json(text.as_bytes()).expect("an adoption");
+    let id = AdoptionId::of("vault.adoption.json", text.as_bytes());
+    let hash = id.hash.clone();
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load::<AdoptionAsset>("vault.adoption.json");
+    app.world_mut()
+        .resource_mut::<Assets<AdoptionAsset>>()
+        .insert(
+            &handle,
+            AdoptionAsset {
+                adoption,
+                warnings: Default::default(),
+                id,
+            },
+        )
+        .expect("inserted");
+    hash
+}
+
+/// The vault's row once `app` is gone: its save's adoption hash and slots.
+fn vault_row(app: App, file: &Path) -> (String, usize) {
+    app.world()
+        .resource::<DatabaseWriter>()
+        .flush()
+        .expect("written");
+    drop(app);
+    let db = ContainerDatabase::open(file).expect("reopens");
+    let row = db
+        .containers()
+        .iter()
+        .find(|r| r.id == "vault")
+        .expect("the vault")
+        .clone();
+    (row.contents.adoption.hash, row.contents.slots.len())
+}
+
+#[test]
+fn an_adoption_reloaded_while_running_is_the_one_the_file_names() {
+    let dir = folder("reload");
+    let file = dir.join("world.db");
+    let text = std::fs::read_to_string(dir.join("vault.adoption.json")).expect("reads");
+    let mut app = app(&dir, Some(ContainerDatabase::open(&file).expect("new")));
+    spawn_world(app.world_mut());
+    until_ready(&mut app);
+    let vault = by_id(app.world_mut())["vault"];
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 5)));
+    app.update();
+    // new rules (6 slots): the contents change with them, and the row
+    // names the new adoption in the same frame
+    let six = text.replace("\"slot-count\":8", "\"slot-count\":6");
+    assert_ne!(six, text, "the vault had 8 slots");
+    let hash = reload_vault(&mut app, &six);
+    for _ in 0..3 {
+        app.update();
+    }
+    let (written, slots) = vault_row(app, &file);
+    assert_eq!((written, slots), (hash, 6), "the new rules and their id");
+
+    // the same rules under a new id (the file reformatted): the next write
+    // names the new id, though the rules did not change
+    std::fs::write(dir.join("vault.adoption.json"), &six).expect("writes");
+    let mut app = app_with(&dir, &file);
+    until_ready(&mut app);
+    let vault = app
+        .world()
+        .resource::<PersistentEntities>()
+        .get("vault")
+        .expect("loaded");
+    let spaced = six.replacen('{', "{ ", 1);
+    let hash = reload_vault(&mut app, &spaced);
+    for _ in 0..3 {
+        app.update();
+    }
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 1)));
+    app.update();
+    let (written, slots) = vault_row(app, &file);
+    assert_eq!((written, slots), (hash, 6), "the new id, the same rules");
+}
+
+/// An app on the database `file`, with the test's adoptions kept loaded.
+fn app_with(dir: &Path, file: &Path) -> App {
+    let mut app = app(dir, Some(ContainerDatabase::open(file).expect("opens")));
+    keep_adoptions(app.world_mut());
+    app
+}

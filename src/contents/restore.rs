@@ -135,7 +135,6 @@ fn resized(limits: &Limits, rules: &Rules) -> bool {
 /// thread, and makes the saves on its writer thread.
 #[derive(Clone, Debug)]
 pub(crate) struct SaveHead {
-    rules: Arc<Rules>,
     limits: Limits,
     counter: u64,
     slot_len: usize,
@@ -147,21 +146,26 @@ pub(crate) struct SaveHead {
 }
 
 impl SaveHead {
-    /// The save of the container this was taken from, made under
-    /// `adoption`; `stacks` is the list it was taken into.
-    pub(crate) fn save(&self, stacks: &[(u32, Stack)], adoption: &AdoptionId) -> SavedContents {
-        let resized = resized(&self.limits, &self.rules);
+    /// The save of the container this was taken from, whose rules are
+    /// `rules`, made under `adoption`; `stacks` is the list it was taken
+    /// into.
+    pub(crate) fn save(
+        &self,
+        stacks: &[(u32, Stack)],
+        rules: &Rules,
+        adoption: &AdoptionId,
+    ) -> SavedContents {
+        let resized = resized(&self.limits, rules);
+        let (start, mid, end) = (self.start, self.mid, self.end);
         let mut slots = vec![None; self.slot_len];
-        for (i, st) in &stacks[self.start..self.mid] {
+        for (i, st) in &stacks[start..mid] {
             if let Some(slot) = slots.get_mut(*i as usize) {
                 *slot = Some(saved(st));
             }
         }
-        let held = &stacks[self.mid..self.end];
-        let items: BTreeSet<&ItemType> = stacks[self.start..self.end]
-            .iter()
-            .map(|(_, st)| &st.item)
-            .collect();
+        let held = &stacks[mid..end];
+        let items: BTreeSet<&ItemType> =
+            stacks[start..end].iter().map(|(_, st)| &st.item).collect();
         SavedContents {
             format: SAVE_FORMAT,
             adoption: adoption.clone(),
@@ -173,7 +177,7 @@ impl SaveHead {
             holdings: held.iter().map(|(_, st)| saved(st)).collect(),
             rows: items
                 .into_iter()
-                .filter_map(|item| self.rules.row(item.as_str()))
+                .filter_map(|item| rules.row(item.as_str()))
                 .map(|r| SavedRow {
                     item: r.id.clone(),
                     when_forced_out: r.when_forced_out.as_str().to_string(),
@@ -188,7 +192,8 @@ impl Contents {
     /// The contents as a save, made under `adoption`.
     pub fn save(&self, adoption: &AdoptionId) -> SavedContents {
         let mut stacks = Vec::new();
-        self.save_head(&mut stacks).save(&stacks, adoption)
+        self.save_head(&mut stacks)
+            .save(&stacks, &self.rules, adoption)
     }
 
     /// What [`Contents::save`] needs, its stacks pushed onto `stacks`.
@@ -204,7 +209,6 @@ impl Contents {
         let mid = stacks.len();
         stacks.extend(self.holdings.values().map(|st| (u32::MAX, st.clone())));
         SaveHead {
-            rules: self.rules.clone(),
             limits: self.limits,
             counter: self.counter,
             slot_len,

@@ -12,6 +12,8 @@ use super::load::PersistentEntities;
 use super::writer::{AdoptionRef, Batch, ContainerWrite};
 use super::{DatabaseWriter, PersistentId, PickupRow};
 use crate::plugin::{AdoptionAsset, Container, ContainerContents, LoosePickup, OverflowStore};
+use crate::rules::Rules;
+use crate::save::AdoptionId;
 
 /// Which table a persisted entity's row is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +28,16 @@ struct Entry {
     key: u64,
     id: Box<str>,
     table: Table,
-    adoption: Option<(AssetId<AdoptionAsset>, Arc<AdoptionRef>)>,
+    adoption: Option<Written>,
+}
+
+/// The adoption a container was last written under, and how to tell it
+/// unchanged without reading its text: the same handle, the same setting
+/// of the container's adoption, the same rules.
+struct Written {
+    handle: AssetId<AdoptionAsset>,
+    stamp: u64,
+    adoption: Arc<AdoptionRef>,
 }
 
 /// The persisted entities, to find their ids and delete the rows of those
@@ -39,22 +50,46 @@ pub(crate) struct Tracked {
     pub(super) next_pickup: u64,
     /// Entities already warned about (two entities with one id).
     warned: Vec<Entity>,
+    /// The adoptions containers were written under, one shared copy each.
+    adoptions: Vec<Arc<AdoptionRef>>,
 }
 
-/// Containers whose contents, id or store changed (the filter skips the
-/// rest without reading them).
-type ContainerChanged = Or<(
-    Changed<ContainerContents>,
-    Changed<PersistentId>,
+impl Tracked {
+    /// The shared copy of the adoption at `path` with id `id` and rules
+    /// `rules`, made when there is none.
+    fn adoption(&mut self, path: String, id: &AdoptionId, rules: &Arc<Rules>) -> Arc<AdoptionRef> {
+        if let Some(a) = self
+            .adoptions
+            .iter()
+            .find(|a| Arc::ptr_eq(&a.rules, rules) && a.id == *id && a.path == path)
+        {
+            return a.clone();
+        }
+        // the copies no container is written under any more go
+        self.adoptions.retain(|a| Arc::strong_count(a) > 1);
+        let a = Arc::new(AdoptionRef {
+            path,
+            id: id.clone(),
+            rules: rules.clone(),
+        });
+        self.adoptions.push(a.clone());
+        a
+    }
+}
+
+/// Containers whose store link changed (only containers with a store are
+/// looked at).
+type StoreChanged = (
     Changed<OverflowStore>,
-)>;
+    With<ContainerContents>,
+    With<PersistentId>,
+);
 
 type ContainerItem<'a> = (
     Entity,
-    Ref<'a, PersistentId>,
     Ref<'a, ContainerContents>,
     &'a Container,
-    Option<Ref<'a, OverflowStore>>,
+    Option<&'a OverflowStore>,
 );
 
 type PickupItem<'a> = (
@@ -74,9 +109,9 @@ pub(super) fn hand_over(
     mut writer: ResMut<DatabaseWriter>,
     mut tracked: ResMut<Tracked>,
     mut entities: ResMut<PersistentEntities>,
-    containers: Query<ContainerItem, ContainerChanged>,
-    all_containers: Query<(), (With<ContainerContents>, With<PersistentId>)>,
-    stores: Query<ContainerItem>,
+    changed: Query<ContainerItem, (Changed<ContainerContents>, With<PersistentId>)>,
+    containers: Query<ContainerItem, With<PersistentId>>,
+    store_changed: Query<Entity, StoreChanged>,
     pickups: Query<PickupItem>,
     new_ids: Query<NewIds, Changed<PersistentId>>,
     mut gone_ids: RemovedComponents<PersistentId>,
@@ -100,7 +135,7 @@ pub(super) fn hand_over(
     gone.sort();
     gone.dedup();
     for e in gone {
-        let still = new_ids.contains(e) || all_containers.contains(e) || pickups.contains(e);
+        let still = new_ids.contains(e) || containers.contains(e) || pickups.contains(e);
         if still {
             continue;
         }
@@ -111,56 +146,27 @@ pub(super) fn hand_over(
             forget(&mut batch, entry.key, entry.table);
         }
     }
-    // new ids first, so a store named in this frame is known below
+    // new ids first, so a store named in this frame is known below; a
+    // container with a new id, or whose store link changed (or its store
+    // left), is written even if its contents did not change
+    let mut also: Vec<Entity> = Vec::new();
     for (e, id, is_container) in &new_ids {
         let table = if is_container {
+            also.push(e);
             Table::Containers
         } else {
             Table::Pickups
         };
         claim(tracked, &mut entities, &mut batch, e, &id.0, table);
     }
-    // a store link removed (or its store despawned) changes the row too
-    let mut store_gone: Vec<Entity> = gone_stores.read().collect();
-    store_gone.sort();
-    store_gone.dedup();
-    store_gone.retain(|&e| !containers.contains(e));
-    for (e, _, contents, container, store) in containers.iter().chain(stores.iter_many(&store_gone))
-    {
-        // not loaded yet (or its save refused): its row stays as it is
-        let (Some(engine), Some(adoption)) = (contents.engine(), contents.adoption()) else {
-            continue;
-        };
-        let store = store.and_then(|s| tracked.ids.get(&s.0)).map(|s| s.key);
-        // an entity whose id another holds is not persisted
-        let Some(entry) = tracked.ids.get_mut(&e) else {
-            continue;
-        };
-        let handle = container.adoption.id();
-        let adoption = match &entry.adoption {
-            Some((h, a)) if *h == handle && a.id == *adoption => a.clone(),
-            _ => {
-                let path = container
-                    .adoption
-                    .path()
-                    .map_or_else(|| adoption.path.clone(), |p| p.to_string());
-                let a = Arc::new(AdoptionRef {
-                    path,
-                    id: adoption.clone(),
-                });
-                entry.adoption = Some((handle, a.clone()));
-                a
-            }
-        };
-        let head = engine.save_head(&mut batch.stacks);
-        batch.containers.push((
-            entry.key,
-            Some(ContainerWrite {
-                adoption,
-                head,
-                store,
-            }),
-        ));
+    also.extend(store_changed.iter().chain(gone_stores.read()));
+    also.sort();
+    also.dedup();
+    let also = containers
+        .iter_many(&also)
+        .filter(|(_, contents, ..)| !contents.is_changed());
+    for (e, contents, container, store) in changed.iter().chain(also) {
+        write_container(tracked, &mut batch, e, &contents, container, store);
     }
     for (e, id, pickup, transform) in &pickups {
         let changed = id.as_ref().is_none_or(|id| id.is_changed())
@@ -195,6 +201,63 @@ pub(super) fn hand_over(
     if !batch.is_empty() {
         writer.send(batch);
     }
+}
+
+/// Puts what `e`'s save needs into the batch: its stacks, a few words,
+/// its adoption (named once in the batch) and its store's key.
+fn write_container(
+    tracked: &mut Tracked,
+    batch: &mut Batch,
+    e: Entity,
+    contents: &ContainerContents,
+    container: &Container,
+    store: Option<&OverflowStore>,
+) {
+    // not loaded yet (or its save refused): its row stays as it is
+    let (Some(engine), Some(id)) = (contents.engine(), contents.adoption()) else {
+        return;
+    };
+    let store = store.and_then(|s| tracked.ids.get(&s.0)).map(|s| s.key);
+    // an entity whose id another holds is not persisted
+    let Some(entry) = tracked.ids.get_mut(&e) else {
+        return;
+    };
+    let key = entry.key;
+    let handle = container.adoption.id();
+    let stamp = contents.state.adoption_stamp;
+    let adoption = match &entry.adoption {
+        Some(w)
+            if w.handle == handle
+                && w.stamp == stamp
+                && Arc::ptr_eq(&w.adoption.rules, engine.rules()) =>
+        {
+            batch.adoption(&w.adoption)
+        }
+        _ => {
+            let path = container
+                .adoption
+                .path()
+                .map_or_else(|| id.path.clone(), |p| p.to_string());
+            let adoption = tracked.adoption(path, id, engine.rules());
+            if let Some(entry) = tracked.ids.get_mut(&e) {
+                entry.adoption = Some(Written {
+                    handle,
+                    stamp,
+                    adoption: adoption.clone(),
+                });
+            }
+            batch.adoption(&adoption)
+        }
+    };
+    let head = engine.save_head(&mut batch.stacks);
+    batch.containers.push((
+        key,
+        Some(ContainerWrite {
+            adoption,
+            head,
+            store,
+        }),
+    ));
 }
 
 /// Deletes the row of `key` in `table`.

@@ -12,21 +12,25 @@ use super::load::Loaded;
 use super::schema::{error, set_synchronous};
 use super::{ContainerDatabase, DatabaseError, DatabaseWriter, PickupRow};
 use crate::contents::{SaveHead, Stack};
+use crate::rules::Rules;
 use crate::save::AdoptionId;
 
-/// An adoption as the file names it: the asset path, and the id (path
-/// and hash) its saves carry. Shared by every container under it.
+/// An adoption as the file names it: the asset path, the id (path and
+/// hash) its saves carry, and the rules compiled from it. Shared by every
+/// container under it.
 #[derive(Debug)]
 pub(super) struct AdoptionRef {
     pub(super) path: String,
     pub(super) id: AdoptionId,
+    pub(super) rules: Arc<Rules>,
 }
 
 /// A container to write: what its save needs (taken on the game thread
 /// without making the save; its stacks are in the batch's list), its
 /// adoption, its store's id.
 pub(super) struct ContainerWrite {
-    pub(super) adoption: Arc<AdoptionRef>,
+    /// Its place in the batch's `adoptions`.
+    pub(super) adoption: usize,
     pub(super) head: SaveHead,
     /// The store's key.
     pub(super) store: Option<u64>,
@@ -46,6 +50,10 @@ pub(super) struct Batch {
     pub(super) pickups: Vec<(u64, Option<PickupRow>)>,
     /// The stacks of every container written, shared.
     pub(super) stacks: Vec<(u32, Stack)>,
+    /// The adoptions of the containers written, each once: a container
+    /// names its adoption by its place here, so writing a thousand
+    /// containers under one adoption counts no reference a thousand times.
+    pub(super) adoptions: Vec<Arc<AdoptionRef>>,
 }
 
 impl Batch {
@@ -55,6 +63,18 @@ impl Batch {
         self.containers.clear();
         self.pickups.clear();
         self.stacks.clear();
+        self.adoptions.clear();
+    }
+
+    /// The place of `adoption` in the batch's list, added when new.
+    pub(super) fn adoption(&mut self, adoption: &Arc<AdoptionRef>) -> usize {
+        match self.adoptions.iter().position(|a| Arc::ptr_eq(a, adoption)) {
+            Some(at) => at,
+            None => {
+                self.adoptions.push(adoption.clone());
+                self.adoptions.len() - 1
+            }
+        }
     }
 
     /// Nothing to write and no key to name.
@@ -440,9 +460,14 @@ fn write(
             let batch = &batches[b];
             match &batch.containers[i].1 {
                 Some(w) => {
-                    let text = w.head.save(&batch.stacks, &w.adoption.id).to_json();
+                    // the game thread put the adoption in the same batch
+                    let adoption = &batch.adoptions[w.adoption];
+                    let text = w
+                        .head
+                        .save(&batch.stacks, &adoption.rules, &adoption.id)
+                        .to_json();
                     let store = w.store.and_then(|k| names.get(&k)).map(|s| &**s);
-                    put.execute(params![id, w.adoption.path, text, store])?;
+                    put.execute(params![id, adoption.path, text, store])?;
                     written += 1;
                 }
                 None => deleted += remove.execute(params![id])? as u64,

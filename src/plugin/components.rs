@@ -183,7 +183,7 @@ impl ContainerContents {
         match Contents::load(rules, slot_rules, save, id) {
             Ok(loaded) => {
                 self.state.engine = Some(loaded.contents);
-                self.state.adoption = Some(id.clone());
+                self.state.set_adoption(id.clone());
                 self.state.pending = None;
                 self.refresh();
             }

@@ -713,7 +713,7 @@ impl Containers<'_, '_> {
     /// Records which adoption `container`'s rules now come from.
     pub(crate) fn set_adoption(&mut self, container: Entity, id: AdoptionId) {
         if let Ok((_, mut c, _)) = self.contents.get_mut(container) {
-            c.bypass_change_detection().state.adoption = Some(id);
+            c.bypass_change_detection().state.set_adoption(id);
         }
     }
 

@@ -4,6 +4,7 @@
 //! reflection-based save) keeps every container's contents.
 
 use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::prelude::*;
 use bevy::reflect::utility::NonGenericTypeInfoCell;
@@ -53,6 +54,11 @@ pub struct ContentsState {
     /// the component and its engine together.
     pub(crate) engine: Option<Contents>,
     pub(crate) adoption: Option<AdoptionId>,
+    /// Which setting of `adoption` this is: unique in the process, so a
+    /// reader that saw the same stamp knows the adoption unchanged without
+    /// comparing its text (the persistence does, for every container it
+    /// writes).
+    pub(crate) adoption_stamp: u64,
     /// Boxed, as is `set_aside`: rare, and large, they would otherwise
     /// widen every container's component.
     pub(crate) pending: Option<Box<SavedContents>>,
@@ -62,6 +68,13 @@ pub struct ContentsState {
 }
 
 impl ContentsState {
+    /// Records the adoption the rules now come from, with a new stamp.
+    pub(crate) fn set_adoption(&mut self, id: AdoptionId) {
+        static STAMPS: AtomicU64 = AtomicU64::new(1);
+        self.adoption = Some(id);
+        self.adoption_stamp = STAMPS.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// What a save of this state holds: the save still waiting to load, or
     /// the engine's contents; `None` before the rules attach with nothing
     /// to load.

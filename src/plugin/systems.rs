@@ -229,7 +229,7 @@ pub(crate) fn attach_engines(
         };
         contents.state.pending = None;
         contents.state.engine = Some(engine);
-        contents.state.adoption = Some(asset.id.clone());
+        contents.state.set_adoption(asset.id.clone());
         contents.refresh();
         reported.remove(&entity);
         out.ready.write(ContainerReady { container: entity });
