@@ -951,3 +951,55 @@ fn app_with(dir: &Path, file: &Path) -> App {
     keep_adoptions(app.world_mut());
     app
 }
+
+#[test]
+fn a_store_that_loses_its_id_or_gets_it_late_leaves_every_link_in_the_file_true() {
+    let dir = folder("relink");
+    let file = dir.join("world.db");
+    let mut app = app(&dir, Some(ContainerDatabase::open(&file).expect("new")));
+    spawn_world(app.world_mut());
+    until_ready(&mut app);
+    let ids = by_id(app.world_mut());
+    // a chest with no id yet becomes bag-0's store
+    let adoption = app
+        .world()
+        .resource::<AssetServer>()
+        .load("vault.adoption.json");
+    let chest = app
+        .world_mut()
+        .spawn((Container::new(adoption), Transform::default()))
+        .id();
+    app.world_mut()
+        .entity_mut(ids["bag-0"])
+        .insert(OverflowStore(chest));
+    until_ready(&mut app);
+    app.update();
+    // the chest gets its id a frame later: bag-0's row must name it
+    app.world_mut()
+        .entity_mut(chest)
+        .insert(PersistentId::new("chest"));
+    app.update();
+    // the vault stays in the world but loses its id: its row goes, and no
+    // row may name it any more
+    app.world_mut()
+        .entity_mut(ids["vault"])
+        .remove::<PersistentId>();
+    app.update();
+    app.update();
+    app.world()
+        .resource::<DatabaseWriter>()
+        .flush()
+        .expect("written");
+    drop(app);
+    let db = ContainerDatabase::open(&file).expect("every store link names a container");
+    let stores: BTreeMap<String, Option<String>> = db
+        .containers()
+        .iter()
+        .map(|r| (r.id.clone(), r.store.clone()))
+        .collect();
+    assert_eq!(stores.get("bag-0"), Some(&Some("chest".to_string())));
+    for bag in ["bag-1", "bag-2", "bag-3"] {
+        assert_eq!(stores.get(bag), Some(&None), "{bag} names no store");
+    }
+    assert!(!stores.contains_key("vault"), "the vault's row went");
+}

@@ -114,6 +114,7 @@ pub(super) fn hand_over(
     store_changed: Query<Entity, StoreChanged>,
     pickups: Query<PickupItem>,
     new_ids: Query<NewIds, Changed<PersistentId>>,
+    links: Query<(Entity, &OverflowStore), (With<ContainerContents>, With<PersistentId>)>,
     mut gone_ids: RemovedComponents<PersistentId>,
     mut gone_contents: RemovedComponents<ContainerContents>,
     mut gone_pickups: RemovedComponents<LoosePickup>,
@@ -134,6 +135,9 @@ pub(super) fn hand_over(
         .collect();
     gone.sort();
     gone.dedup();
+    // containers whose rows went or were named this frame: the rows of
+    // the containers they are the store of name them (or no longer can)
+    let mut relink: Vec<Entity> = Vec::new();
     for e in gone {
         let still = new_ids.contains(e) || containers.contains(e) || pickups.contains(e);
         if still {
@@ -144,6 +148,7 @@ pub(super) fn hand_over(
                 entities.by_id.remove(&*entry.id);
             }
             forget(&mut batch, entry.key, entry.table);
+            relink.push(e);
         }
     }
     // new ids first, so a store named in this frame is known below; a
@@ -153,6 +158,7 @@ pub(super) fn hand_over(
     for (e, id, is_container) in &new_ids {
         let table = if is_container {
             also.push(e);
+            relink.push(e);
             Table::Containers
         } else {
             Table::Pickups
@@ -160,6 +166,15 @@ pub(super) fn hand_over(
         claim(tracked, &mut entities, &mut batch, e, &id.0, table);
     }
     also.extend(store_changed.iter().chain(gone_stores.read()));
+    if !relink.is_empty() {
+        relink.sort();
+        also.extend(
+            links
+                .iter()
+                .filter(|(_, store)| relink.binary_search(&store.0).is_ok())
+                .map(|(e, _)| e),
+        );
+    }
     also.sort();
     also.dedup();
     let also = containers
