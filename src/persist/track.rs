@@ -77,6 +77,9 @@ impl Tracked {
     }
 }
 
+/// Persisted containers.
+type Persisted = (With<ContainerContents>, With<PersistentId>);
+
 /// Containers whose store link changed (only containers with a store are
 /// looked at).
 type StoreChanged = (
@@ -114,7 +117,7 @@ pub(super) fn hand_over(
     store_changed: Query<Entity, StoreChanged>,
     pickups: Query<PickupItem>,
     new_ids: Query<NewIds, Changed<PersistentId>>,
-    links: Query<(Entity, &OverflowStore), (With<ContainerContents>, With<PersistentId>)>,
+    links: Query<(Entity, &OverflowStore), Persisted>,
     mut gone_ids: RemovedComponents<PersistentId>,
     mut gone_contents: RemovedComponents<ContainerContents>,
     mut gone_pickups: RemovedComponents<LoosePickup>,
