@@ -308,9 +308,11 @@ fn claim(
         }
         return;
     }
-    if let Some(old) = tracked.ids.remove(&e)
-        && &*old.id != id
-    {
+    // the id it already holds (inserted again): nothing to name anew
+    if tracked.ids.get(&e).is_some_and(|old| &*old.id == id) {
+        return;
+    }
+    if let Some(old) = tracked.ids.remove(&e) {
         if entities.by_id.get(&*old.id) == Some(&e) {
             entities.by_id.remove(&*old.id);
         }
@@ -329,4 +331,42 @@ fn claim(
             adoption: None,
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_inserted_again_keeps_its_key_and_is_named_once() {
+        let (mut tracked, mut entities) = (Tracked::default(), PersistentEntities::default());
+        let mut batch = Batch::default();
+        let e = Entity::from_raw_u32(7).expect("an entity");
+        for _ in 0..3 {
+            claim(
+                &mut tracked,
+                &mut entities,
+                &mut batch,
+                e,
+                "bag",
+                Table::Containers,
+            );
+        }
+        assert_eq!(batch.names.len(), 1, "named once");
+        assert!(batch.containers.is_empty(), "no row deleted");
+        // a new id: the old row goes, the new id is named
+        claim(
+            &mut tracked,
+            &mut entities,
+            &mut batch,
+            e,
+            "sack",
+            Table::Containers,
+        );
+        assert_eq!(batch.names.len(), 2);
+        assert_eq!(batch.containers.len(), 1, "the old row deleted");
+        assert!(batch.containers[0].1.is_none());
+        assert_eq!(entities.get("sack"), Some(e));
+        assert_eq!(entities.get("bag"), None);
+    }
 }
