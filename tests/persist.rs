@@ -139,6 +139,27 @@ fn spawn_world(world: &mut World) {
     }
 }
 
+/// A new folder `name` with the adoptions, a new database in it, and an
+/// app on that database whose fresh world is ready.
+fn fresh_world(name: &str) -> (PathBuf, PathBuf, App) {
+    let dir = folder(name);
+    let file = dir.join("world.db");
+    let mut app = app(&dir, Some(ContainerDatabase::open(&file).expect("new")));
+    spawn_world(app.world_mut());
+    until_ready(&mut app);
+    (dir, file, app)
+}
+
+/// Waits for the writer to write every frame handed over, then drops the
+/// app (and the writer with it), so the file can be opened again.
+fn close(app: App) {
+    app.world()
+        .resource::<DatabaseWriter>()
+        .flush()
+        .expect("written");
+    drop(app);
+}
+
 /// Runs frames until every container is ready (bounded).
 fn until_ready(app: &mut App) {
     for _ in 0..2_000 {
@@ -583,20 +604,12 @@ fn kill_test_every_kill_leaves_a_frame_boundary() {
 
 /// A file with a world in it, closed.
 fn written_file(name: &str) -> (PathBuf, PathBuf) {
-    let dir = folder(name);
-    let file = dir.join("world.db");
-    let mut app = app(&dir, Some(ContainerDatabase::open(&file).expect("new")));
-    spawn_world(app.world_mut());
-    until_ready(&mut app);
+    let (dir, file, mut app) = fresh_world(name);
     for k in 1..=60 {
         step(app.world_mut(), k);
         app.update();
     }
-    app.world()
-        .resource::<DatabaseWriter>()
-        .flush()
-        .expect("written");
-    drop(app);
+    close(app);
     (dir, file)
 }
 
@@ -796,11 +809,7 @@ fn a_file_that_cannot_be_written_is_refused_as_read_only() {
 
 #[test]
 fn a_changed_adoption_migrates_what_the_file_holds_and_reports_it() {
-    let dir = folder("migrate");
-    let file = dir.join("world.db");
-    let mut first = app(&dir, Some(ContainerDatabase::open(&file).expect("new")));
-    spawn_world(first.world_mut());
-    until_ready(&mut first);
+    let (dir, file, mut first) = fresh_world("migrate");
     let vault = by_id(first.world_mut())["vault"];
     for (item, n) in [("ore", 10), ("berries", 20), ("gem", 1), ("gem", 1)] {
         first
@@ -808,12 +817,7 @@ fn a_changed_adoption_migrates_what_the_file_holds_and_reports_it() {
             .write_message(ContainerRequest::from(Deliver::new(vault, item, n)));
     }
     first.update();
-    first
-        .world()
-        .resource::<DatabaseWriter>()
-        .flush()
-        .expect("written");
-    drop(first);
+    close(first);
     // the vault now has 2 slots: what no longer fits is forced out, once
     let db = ContainerDatabase::open(&file).expect("opens");
     let vault_held: usize = db
@@ -840,9 +844,7 @@ fn a_changed_adoption_migrates_what_the_file_holds_and_reports_it() {
         forced.contains(&Cause::Loaded),
         "forced out with cause loaded: {forced:?}"
     );
-    let w = app.world().resource::<DatabaseWriter>();
-    w.flush().expect("written");
-    drop(app);
+    close(app);
     let db = ContainerDatabase::open(&file).expect("reopens");
     let vault = db
         .containers()
@@ -885,11 +887,7 @@ fn reload_vault(app: &mut App, text: &str) -> String {
 
 /// The vault's row once `app` is gone: its save's adoption hash and slots.
 fn vault_row(app: App, file: &Path) -> (String, usize) {
-    app.world()
-        .resource::<DatabaseWriter>()
-        .flush()
-        .expect("written");
-    drop(app);
+    close(app);
     let db = ContainerDatabase::open(file).expect("reopens");
     let row = db
         .containers()
@@ -902,12 +900,8 @@ fn vault_row(app: App, file: &Path) -> (String, usize) {
 
 #[test]
 fn an_adoption_reloaded_while_running_is_the_one_the_file_names() {
-    let dir = folder("reload");
-    let file = dir.join("world.db");
+    let (dir, file, mut app) = fresh_world("reload");
     let text = std::fs::read_to_string(dir.join("vault.adoption.json")).expect("reads");
-    let mut app = app(&dir, Some(ContainerDatabase::open(&file).expect("new")));
-    spawn_world(app.world_mut());
-    until_ready(&mut app);
     let vault = by_id(app.world_mut())["vault"];
     app.world_mut()
         .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 5)));
@@ -954,11 +948,7 @@ fn app_with(dir: &Path, file: &Path) -> App {
 
 #[test]
 fn a_store_that_loses_its_id_or_gets_it_late_leaves_every_link_in_the_file_true() {
-    let dir = folder("relink");
-    let file = dir.join("world.db");
-    let mut app = app(&dir, Some(ContainerDatabase::open(&file).expect("new")));
-    spawn_world(app.world_mut());
-    until_ready(&mut app);
+    let (_dir, file, mut app) = fresh_world("relink");
     let ids = by_id(app.world_mut());
     // a chest with no id yet becomes bag-0's store
     let adoption = app
@@ -986,11 +976,7 @@ fn a_store_that_loses_its_id_or_gets_it_late_leaves_every_link_in_the_file_true(
         .remove::<PersistentId>();
     app.update();
     app.update();
-    app.world()
-        .resource::<DatabaseWriter>()
-        .flush()
-        .expect("written");
-    drop(app);
+    close(app);
     let db = ContainerDatabase::open(&file).expect("every store link names a container");
     let stores: BTreeMap<String, Option<String>> = db
         .containers()
