@@ -92,11 +92,7 @@ impl Contents {
     /// container's own (a torn strap), the slot count, the budget's text.
     #[cfg(feature = "replicon")]
     pub(crate) fn saved_capacity(&self) -> (bool, u32, String) {
-        (
-            resized(&self.limits, &self.rules),
-            self.limits.slot_count,
-            self.limits.size_budget.to_string(),
-        )
+        saved_capacity(&self.limits, &self.rules)
     }
 }
 
@@ -124,9 +120,12 @@ impl Contents {
     }
 }
 
-/// Whether `limits` are a container's own (a torn strap), not its rules'.
-fn resized(limits: &Limits, rules: &Rules) -> bool {
-    limits.slot_count != rules.slot_count || limits.size_budget != rules.size_budget
+/// The capacity `limits` as a save lists it under `rules`: whether it is
+/// the container's own (a torn strap), not the rules', the slot count, the
+/// budget's text.
+fn saved_capacity(limits: &Limits, rules: &Rules) -> (bool, u32, String) {
+    let resized = limits.slot_count != rules.slot_count || limits.size_budget != rules.size_budget;
+    (resized, limits.slot_count, limits.size_budget.to_string())
 }
 
 /// What a save needs of a container, taken without making the save: its
@@ -155,7 +154,7 @@ impl SaveHead {
         rules: &Rules,
         adoption: &AdoptionId,
     ) -> SavedContents {
-        let resized = resized(&self.limits, rules);
+        let (resized, slot_count, size_budget) = saved_capacity(&self.limits, rules);
         let (start, mid, end) = (self.start, self.mid, self.end);
         let mut slots = vec![None; self.slot_len];
         for (i, st) in &stacks[start..mid] {
@@ -170,8 +169,8 @@ impl SaveHead {
             format: SAVE_FORMAT,
             adoption: adoption.clone(),
             resized,
-            slot_count: self.limits.slot_count,
-            size_budget: self.limits.size_budget.to_string(),
+            slot_count,
+            size_budget,
             counter: self.counter,
             slots,
             holdings: held.iter().map(|(_, st)| saved(st)).collect(),

@@ -82,11 +82,7 @@ type Persisted = (With<ContainerContents>, With<PersistentId>);
 
 /// Containers whose store link changed (only containers with a store are
 /// looked at).
-type StoreChanged = (
-    Changed<OverflowStore>,
-    With<ContainerContents>,
-    With<PersistentId>,
-);
+type StoreChanged = (Changed<OverflowStore>, Persisted);
 
 type ContainerItem<'a> = (
     Entity,
@@ -242,7 +238,7 @@ fn write_container(
     };
     let key = entry.key;
     let handle = container.adoption.id();
-    let stamp = contents.state.adoption_stamp;
+    let stamp = contents.state.adoption_stamp();
     let adoption = match &entry.adoption {
         Some(w)
             if w.handle == handle

@@ -130,7 +130,7 @@ impl ContainerContents {
 
     /// The adoption (path and hash) whose rules are in force, once loaded.
     pub fn adoption(&self) -> Option<&AdoptionId> {
-        self.state.adoption.as_ref()
+        self.state.adoption()
     }
 
     /// How many of `item` it holds.

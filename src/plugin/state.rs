@@ -53,12 +53,13 @@ pub struct ContentsState {
     /// Kept in the component itself, not behind a pointer: a request reads
     /// the component and its engine together.
     pub(crate) engine: Option<Contents>,
-    pub(crate) adoption: Option<AdoptionId>,
+    /// Set only through [`ContentsState::set_adoption`], with the stamp.
+    adoption: Option<AdoptionId>,
     /// Which setting of `adoption` this is: unique in the process, so a
     /// reader that saw the same stamp knows the adoption unchanged without
     /// comparing its text (the persistence does, for every container it
     /// writes).
-    pub(crate) adoption_stamp: u64,
+    adoption_stamp: u64,
     /// Boxed, as is `set_aside`: rare, and large, they would otherwise
     /// widen every container's component.
     pub(crate) pending: Option<Box<SavedContents>>,
@@ -73,6 +74,17 @@ impl ContentsState {
         static STAMPS: AtomicU64 = AtomicU64::new(1);
         self.adoption = Some(id);
         self.adoption_stamp = STAMPS.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The adoption the rules come from, once they attach.
+    pub(crate) fn adoption(&self) -> Option<&AdoptionId> {
+        self.adoption.as_ref()
+    }
+
+    /// Which setting of the adoption this is (see `set_adoption`).
+    #[cfg(feature = "persist")]
+    pub(crate) fn adoption_stamp(&self) -> u64 {
+        self.adoption_stamp
     }
 
     /// What a save of this state holds: the save still waiting to load, or
