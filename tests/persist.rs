@@ -989,3 +989,44 @@ fn a_store_that_loses_its_id_or_gets_it_late_leaves_every_link_in_the_file_true(
     }
     assert!(!stores.contains_key("vault"), "the vault's row went");
 }
+
+#[test]
+fn ids_given_before_the_database_or_renamed_are_the_names_in_the_file() {
+    let dir = folder("named");
+    let file = dir.join("world.db");
+    // the world is spawned, ids and all, before the database plugin is
+    // added: no insert of theirs was seen, the first hand-over finds them
+    let mut app = app(&dir, None);
+    spawn_world(app.world_mut());
+    app.add_plugins(ContainerDatabasePlugin::new(
+        ContainerDatabase::open(&file).expect("new"),
+    ));
+    until_ready(&mut app);
+    app.update();
+    let ids = by_id(app.world_mut());
+    // bag-1 is renamed by inserting a new id; bag-2 gets one and loses it
+    // in the same frame
+    app.world_mut()
+        .entity_mut(ids["bag-1"])
+        .insert(PersistentId::new("satchel"));
+    app.world_mut()
+        .entity_mut(ids["bag-2"])
+        .insert(PersistentId::new("fleeting"))
+        .remove::<PersistentId>();
+    app.update();
+    app.update();
+    let world = snapshot(app.world_mut());
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("opens");
+    let mut names: Vec<String> = db.containers().iter().map(|r| r.id.clone()).collect();
+    names.sort();
+    assert_eq!(names, ["bag-0", "bag-3", "satchel", "vault"]);
+    // the renamed bag's contents are under its new name
+    let file_world = file_snapshot(&db);
+    assert!(world.containers.contains_key("satchel"));
+    assert_eq!(
+        file_world.containers.get("satchel"),
+        world.containers.get("satchel"),
+        "the renamed bag's row holds what it holds"
+    );
+}

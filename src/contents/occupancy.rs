@@ -68,6 +68,13 @@ impl Occupancy {
         }
     }
 
+    /// The bits, one word per 64 slots (bit `b` of word `i` is slot
+    /// `i * 64 + b`).
+    #[inline]
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// How many slots are occupied.
     pub fn count(&self) -> u32 {
         self.count

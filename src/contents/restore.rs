@@ -199,14 +199,24 @@ impl Contents {
     pub(crate) fn save_head(&self, stacks: &mut Vec<(u32, Stack)>) -> SaveHead {
         let start = stacks.len();
         let slot_len = self.saved_slot_len();
-        stacks.extend(
-            self.occ
-                .occupied()
-                .take_while(|&s| (s as usize) < slot_len)
-                .filter_map(|s| self.stack(s).map(|st| (s, st.clone()))),
-        );
+        stacks.reserve(self.occ.count() as usize + self.holdings.len());
+        // word by word through the occupied slots (a plain loop: this runs
+        // on the game thread for every changed persisted container)
+        let slots = &self.slots[..slot_len];
+        for (i, &word) in self.occ.words().iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                let s = i * 64 + w.trailing_zeros() as usize;
+                w &= w - 1;
+                if let Some(Some(st)) = slots.get(s) {
+                    stacks.push((s as u32, st.clone()));
+                }
+            }
+        }
         let mid = stacks.len();
-        stacks.extend(self.holdings.values().map(|st| (u32::MAX, st.clone())));
+        if !self.holdings.is_empty() {
+            stacks.extend(self.holdings.values().map(|st| (u32::MAX, st.clone())));
+        }
         SaveHead {
             limits: self.limits,
             counter: self.counter,

@@ -6,6 +6,8 @@
 use std::sync::Arc;
 
 use bevy::ecs::entity::EntityHashMap;
+use bevy::ecs::lifecycle::HookContext;
+use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 
 use super::load::PersistentEntities;
@@ -52,6 +54,12 @@ pub(crate) struct Tracked {
     warned: Vec<Entity>,
     /// The adoptions containers were written under, one shared copy each.
     adoptions: Vec<Arc<AdoptionRef>>,
+    /// The entities a [`PersistentId`] was inserted on since the last
+    /// hand-over (the component's insert hook lists them).
+    named: Vec<Entity>,
+    /// Whether the first hand-over has looked at every id (those inserted
+    /// before the plugin was added were not listed).
+    scanned: bool,
 }
 
 impl Tracked {
@@ -77,6 +85,13 @@ impl Tracked {
     }
 }
 
+/// [`PersistentId`]'s insert hook: the hand-over names the entity anew.
+pub(super) fn id_inserted(mut world: DeferredWorld, context: HookContext) {
+    if let Some(mut tracked) = world.get_resource_mut::<Tracked>() {
+        tracked.named.push(context.entity);
+    }
+}
+
 /// Persisted containers.
 type Persisted = (With<ContainerContents>, With<PersistentId>);
 
@@ -98,8 +113,8 @@ type PickupItem<'a> = (
     Ref<'a, Transform>,
 );
 
-/// The entities whose ids are new or changed this frame.
-type NewIds<'a> = (Entity, &'a PersistentId, Has<Container>);
+/// An entity's id, and whether it is a container.
+type Ids<'a> = (Entity, &'a PersistentId, Has<Container>);
 
 /// Collects the frame's changes and hands them to the writer (the game
 /// thread waits only when the writer's queue is full).
@@ -112,7 +127,7 @@ pub(super) fn hand_over(
     containers: Query<ContainerItem, With<PersistentId>>,
     store_changed: Query<Entity, StoreChanged>,
     pickups: Query<PickupItem>,
-    new_ids: Query<NewIds, Changed<PersistentId>>,
+    ids: Query<Ids>,
     links: Query<(Entity, &OverflowStore), Persisted>,
     mut gone_ids: RemovedComponents<PersistentId>,
     mut gone_contents: RemovedComponents<ContainerContents>,
@@ -125,6 +140,14 @@ pub(super) fn hand_over(
     writer.frame += 1;
     let tracked = &mut *tracked;
     let mut batch = writer.batch(writer.frame);
+    // the ids inserted since the last hand-over (on the first, every id)
+    let mut named = std::mem::take(&mut tracked.named);
+    if !tracked.scanned {
+        tracked.scanned = true;
+        named.extend(ids.iter().map(|(e, ..)| e));
+    }
+    named.sort();
+    named.dedup();
     // left the world (or lost their id): their rows go, unless another
     // entity took the id this frame (its write comes later in the batch)
     let mut gone: Vec<Entity> = gone_ids
@@ -138,8 +161,8 @@ pub(super) fn hand_over(
     // the containers they are the store of name them (or no longer can)
     let mut relink: Vec<Entity> = Vec::new();
     for e in gone {
-        let still = new_ids.contains(e) || containers.contains(e) || pickups.contains(e);
-        if still {
+        let renamed = named.binary_search(&e).is_ok() && ids.contains(e);
+        if renamed || containers.contains(e) || pickups.contains(e) {
             continue;
         }
         if let Some(entry) = tracked.ids.remove(&e) {
@@ -154,7 +177,11 @@ pub(super) fn hand_over(
     // container with a new id, or whose store link changed (or its store
     // left), is written even if its contents did not change
     let mut also: Vec<Entity> = Vec::new();
-    for (e, id, is_container) in &new_ids {
+    for &e in &named {
+        // inserted, then removed (or despawned) in the same frame
+        let Ok((_, id, is_container)) = ids.get(e) else {
+            continue;
+        };
         let table = if is_container {
             also.push(e);
             relink.push(e);
@@ -164,6 +191,8 @@ pub(super) fn hand_over(
         };
         claim(tracked, &mut entities, &mut batch, e, &id.0, table);
     }
+    named.clear();
+    tracked.named = named;
     also.extend(store_changed.iter().chain(gone_stores.read()));
     if !relink.is_empty() {
         relink.sort();
