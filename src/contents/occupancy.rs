@@ -68,13 +68,6 @@ impl Occupancy {
         }
     }
 
-    /// The bits, one word per 64 slots (bit `b` of word `i` is slot
-    /// `i * 64 + b`).
-    #[inline]
-    pub fn words(&self) -> &[u64] {
-        &self.words
-    }
-
     /// How many slots are occupied.
     pub fn count(&self) -> u32 {
         self.count
@@ -149,17 +142,39 @@ impl Occupancy {
     }
 
     /// Occupied slots in ascending order.
-    pub fn occupied(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                (w != 0).then(|| {
-                    let b = w.trailing_zeros();
-                    w &= w - 1;
-                    i as u32 * 64 + b
-                })
-            })
-        })
+    #[inline]
+    pub fn occupied(&self) -> Occupied<'_> {
+        Occupied {
+            words: &self.words,
+            at: 0,
+            word: self.words.first().copied().unwrap_or(0),
+        }
+    }
+}
+
+/// The occupied slots of an [`Occupancy`], ascending: a word at a time,
+/// its set bits lowest first. A plain loop rather than an adapter chain,
+/// as saves and forced removals walk every occupied slot of many
+/// containers.
+pub(crate) struct Occupied<'a> {
+    words: &'a [u64],
+    /// The word being walked, and what is left of it.
+    at: usize,
+    word: u64,
+}
+
+impl Iterator for Occupied<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.word == 0 {
+            self.at += 1;
+            self.word = *self.words.get(self.at)?;
+        }
+        let bit = self.word.trailing_zeros();
+        self.word &= self.word - 1;
+        Some(self.at as u32 * 64 + bit)
     }
 }
 

@@ -199,18 +199,15 @@ impl Contents {
     pub(crate) fn save_head(&self, stacks: &mut Vec<(u32, Stack)>) -> SaveHead {
         let start = stacks.len();
         let slot_len = self.saved_slot_len();
+        // this runs on the game thread for every changed persisted
+        // container: room reserved once, no adapter chain
         stacks.reserve(self.occ.count() as usize + self.holdings.len());
-        // word by word through the occupied slots (a plain loop: this runs
-        // on the game thread for every changed persisted container)
-        let slots = &self.slots[..slot_len];
-        for (i, &word) in self.occ.words().iter().enumerate() {
-            let mut w = word;
-            while w != 0 {
-                let s = i * 64 + w.trailing_zeros() as usize;
-                w &= w - 1;
-                if let Some(Some(st)) = slots.get(s) {
-                    stacks.push((s as u32, st.clone()));
-                }
+        for s in self.occ.occupied() {
+            if s as usize >= slot_len {
+                break;
+            }
+            if let Some(st) = self.stack(s) {
+                stacks.push((s, st.clone()));
             }
         }
         let mid = stacks.len();
