@@ -56,12 +56,14 @@ impl Container {
 /// replaces them ([`super::ContainerSaveSetAside`]).
 #[derive(Component, Reflect, Debug, Clone, Default)]
 #[reflect(Component, Default)]
+#[repr(C)]
 pub struct ContainerContents {
+    /// The engine, its adoption, or a save waiting for them. First: see
+    /// [`ContentsState`]'s order.
+    pub(crate) state: ContentsState,
     /// The mirror of the contents an inspector shows.
     #[reflect(skip_serializing)]
     mirror: Mirror,
-    /// The engine, its adoption, or a save waiting for them.
-    pub(crate) state: ContentsState,
 }
 
 /// What an inspector shows of a container: written from the engine after

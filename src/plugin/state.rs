@@ -49,17 +49,19 @@ use crate::save::{AdoptionId, SavedContents};
 /// assert!(state.saved().is_none() && state.set_aside().is_none());
 /// ```
 #[derive(Clone, Debug, Default, TypePath)]
+#[repr(C)]
 pub struct ContentsState {
+    /// Which setting of `adoption` this is: unique in the process (0 before
+    /// the first), so a reader that saw the same stamp knows the adoption
+    /// unchanged without comparing its text (the persistence does, for
+    /// every container it writes). First, beside the engine's head: the
+    /// persistence reads both for every container a frame changed.
+    adoption_stamp: u64,
     /// Kept in the component itself, not behind a pointer: a request reads
     /// the component and its engine together.
     pub(crate) engine: Option<Contents>,
     /// Set only through [`ContentsState::set_adoption`], with the stamp.
     adoption: Option<AdoptionId>,
-    /// Which setting of `adoption` this is: unique in the process, so a
-    /// reader that saw the same stamp knows the adoption unchanged without
-    /// comparing its text (the persistence does, for every container it
-    /// writes).
-    adoption_stamp: u64,
     /// Boxed, as is `set_aside`: rare, and large, they would otherwise
     /// widen every container's component.
     pub(crate) pending: Option<Box<SavedContents>>,
@@ -290,5 +292,25 @@ impl<'de> Deserialize<'de> for ContentsState {
             pending: Some(Box::new(saved)),
             ..ContentsState::default()
         })
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    use std::mem::offset_of;
+
+    use super::ContentsState;
+
+    /// The stamp and the engine's head come first (`#[repr(C)]`), in the
+    /// container's component too: the persistence reads them for every
+    /// container a frame changed, and the adoption's text only when the
+    /// stamp changed.
+    #[test]
+    fn the_stamp_and_the_engine_come_first() {
+        use crate::plugin::components::ContainerContents;
+        assert_eq!(offset_of!(ContainerContents, state), 0);
+        assert_eq!(offset_of!(ContentsState, adoption_stamp), 0);
+        assert!(offset_of!(ContentsState, engine) <= 16);
+        assert!(offset_of!(ContentsState, adoption) > offset_of!(ContentsState, engine));
     }
 }
