@@ -382,3 +382,16 @@ pub struct LoosePickup {
     #[cfg_attr(feature = "replicon", serde(default))]
     pub props: crate::props::Props,
 }
+
+#[cfg(test)]
+mod layout {
+    use super::ContainerContents;
+
+    /// The state comes first (`#[repr(C)]`), so its stamp and its engine's
+    /// head start the component: the persistence reads them for every
+    /// container a frame changed.
+    #[test]
+    fn the_state_comes_first() {
+        assert_eq!(std::mem::offset_of!(ContainerContents, state), 0);
+    }
+}

@@ -301,14 +301,11 @@ mod layout {
 
     use super::ContentsState;
 
-    /// The stamp and the engine's head come first (`#[repr(C)]`), in the
-    /// container's component too: the persistence reads them for every
-    /// container a frame changed, and the adoption's text only when the
-    /// stamp changed.
+    /// The stamp and the engine's head come first (`#[repr(C)]`): the
+    /// persistence reads them for every container a frame changed, and
+    /// the adoption's text only when the stamp changed.
     #[test]
     fn the_stamp_and_the_engine_come_first() {
-        use crate::plugin::components::ContainerContents;
-        assert_eq!(offset_of!(ContainerContents, state), 0);
         assert_eq!(offset_of!(ContentsState, adoption_stamp), 0);
         assert!(offset_of!(ContentsState, engine) <= 16);
         assert!(offset_of!(ContentsState, adoption) > offset_of!(ContentsState, engine));
