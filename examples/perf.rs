@@ -356,19 +356,28 @@ fn main() {
         // of pool threads in either frame, so what is left is the
         // persistence's own cost (no goal; the steadier figure to improve
         // against)
-        let ((on, off), _) = persist_frames(Executor::GameThread);
+        let ((on, off), one) = persist_frames(Executor::GameThread);
         print_race(
             "persist-frame-vs-frame-one-thread",
             ("persist-frame-1k-of-10k-one-thread", on),
             ("plain-frame-1k-of-10k-one-thread", off),
         );
+        println!(
+            "time persist-hand-over-1k-of-10k-one-thread {:.1} us",
+            one.hand_over.as_secs_f64() * 1e6
+        );
         // then as a game runs by default, systems on the task pool
-        let ((on, off), stats) = persist_frames(Executor::Parallel);
+        let ((on, off), figures) = persist_frames(Executor::Parallel);
         print_race(
             "persist-frame-vs-frame",
             ("persist-frame-1k-of-10k", on),
             ("plain-frame-1k-of-10k", off),
         );
+        println!(
+            "time persist-hand-over-1k-of-10k {:.1} us",
+            figures.hand_over.as_secs_f64() * 1e6
+        );
+        let stats = figures.writer;
         println!(
             "time persist-transactions {} ({} frames merged)",
             stats.transactions, stats.merged_frames
@@ -503,9 +512,7 @@ fn frame_vs_engine(
 /// not the wait a writer that fell a whole queue behind would cause;
 /// `persist-writes-per-second` is the writer's speed. Both apps run their
 /// systems as `executor` says.
-fn persist_frames(
-    executor: Executor,
-) -> ((Duration, Duration), bevy_container::persist::WriterStats) {
+fn persist_frames(executor: Executor) -> ((Duration, Duration), PersistFigures) {
     use bevy_container::persist::{
         ContainerDatabase, ContainerDatabasePlugin, DatabaseWriter, PersistentId,
     };
@@ -531,6 +538,8 @@ fn persist_frames(
             .insert(PersistentId::new(format!("bag-{i}")));
     }
     let round = std::cell::Cell::new(0usize);
+    // the persisted app's fastest hand-over, as the writer's handle reports it
+    let hand_over = std::cell::Cell::new(Duration::MAX);
     let frame = |app: &mut bevy::prelude::App, bags: &[bevy::prelude::Entity], round: usize| {
         let start = (round * 1_000) % bags.len();
         write_requests(app, &bags[start..start + 1_000]);
@@ -538,6 +547,7 @@ fn persist_frames(
         app.update();
         let took = t.elapsed();
         if let Some(w) = app.world().get_resource::<DatabaseWriter>() {
+            hand_over.set(hand_over.get().min(w.last_hand_over()));
             w.flush().expect("written");
         }
         took
@@ -550,6 +560,7 @@ fn persist_frames(
     let w = on.world().resource::<DatabaseWriter>();
     w.flush().expect("written");
     let before = w.stats();
+    hand_over.set(Duration::MAX);
     // each round waits for the writer (several milliseconds), so the race
     // goes on longer than the others, to see as many quiet rounds
     let times = race_for(
@@ -564,16 +575,28 @@ fn persist_frames(
     let w = on.world().resource::<DatabaseWriter>();
     w.flush().expect("written");
     let after = w.stats();
-    let stats = bevy_container::persist::WriterStats {
-        transactions: after.transactions - before.transactions,
-        merged_frames: after.merged_frames - before.merged_frames,
-        containers_written: after.containers_written - before.containers_written,
-        busy: after.busy - before.busy,
-        ..after
+    let stats = PersistFigures {
+        hand_over: hand_over.get(),
+        writer: bevy_container::persist::WriterStats {
+            transactions: after.transactions - before.transactions,
+            merged_frames: after.merged_frames - before.merged_frames,
+            containers_written: after.containers_written - before.containers_written,
+            busy: after.busy - before.busy,
+            ..after
+        },
     };
     drop(on);
     let _ = std::fs::remove_dir_all(&dir);
     (times, stats)
+}
+
+/// What [`persist_frames`] measured beside its race.
+struct PersistFigures {
+    /// The fastest hand-over of the race's persisted frames, on the game
+    /// thread (the part of the frame persistence adds).
+    hand_over: Duration,
+    /// What the writer thread did during the race.
+    writer: bevy_container::persist::WriterStats,
 }
 
 /// How an app of [`persist_frames`] runs its systems.

@@ -367,6 +367,35 @@ impl DatabaseWriter {
         self.inner.waits
     }
 
+    /// How long the game thread spent in the last frame's hand-over:
+    /// finding what changed and copying it for the writer (and, when the
+    /// writer had fallen a whole queue behind, waiting for room). What
+    /// persistence costs a frame, to watch in a game's diagnostics.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::persist::{ContainerDatabase, ContainerDatabasePlugin, DatabaseWriter};
+    /// use bevy_container::plugin::ContainerPlugin;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("last-hand-over-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let database = ContainerDatabase::open(dir.join("world.db"))?;
+    /// let mut app = App::new();
+    /// app.add_plugins((MinimalPlugins, AssetPlugin::default(), ContainerPlugin::default()))
+    ///     .add_plugins(ContainerDatabasePlugin::new(database));
+    /// let writer = app.world().resource::<DatabaseWriter>();
+    /// assert!(writer.last_hand_over().is_zero(), "no frame yet");
+    /// app.update();
+    /// let took = app.world().resource::<DatabaseWriter>().last_hand_over();
+    /// assert!(!took.is_zero() && took < std::time::Duration::from_secs(1));
+    /// # drop(app);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn last_hand_over(&self) -> std::time::Duration {
+        self.inner.last_hand_over
+    }
+
     /// What the writer has done so far.
     pub fn stats(&self) -> WriterStats {
         self.inner.stats()

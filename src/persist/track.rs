@@ -4,6 +4,7 @@
 //! stacks, into one list for the whole frame); the writer makes the saves.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::lifecycle::HookContext;
@@ -142,6 +143,7 @@ pub(super) fn hand_over(
     mut commands: Commands,
     _on_the_schedules_thread: NonSendMarker,
 ) {
+    let started = Instant::now();
     let writer = &mut writer.inner;
     writer.report();
     writer.frame += 1;
@@ -251,6 +253,7 @@ pub(super) fn hand_over(
     if !batch.is_empty() {
         writer.send(batch);
     }
+    writer.last_hand_over = started.elapsed();
 }
 
 /// Puts what `e`'s save needs into the batch: its stacks, a few words,

@@ -176,6 +176,8 @@ pub(super) struct Handle {
     handed: u64,
     /// Times the game thread waited for room in the queue.
     pub(super) waits: u64,
+    /// How long the last hand-over took on the game thread.
+    pub(super) last_hand_over: Duration,
     /// Whether the writer's error was logged.
     reported: bool,
 }
@@ -325,6 +327,7 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
         frame,
         handed: frame,
         waits: 0,
+        last_hand_over: Duration::ZERO,
         reported: false,
     };
     (
