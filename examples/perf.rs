@@ -575,7 +575,7 @@ fn persist_frames(executor: Executor) -> ((Duration, Duration), PersistFigures) 
     let w = on.world().resource::<DatabaseWriter>();
     w.flush().expect("written");
     let after = w.stats();
-    let stats = PersistFigures {
+    let figures = PersistFigures {
         hand_over: hand_over.get(),
         writer: bevy_container::persist::WriterStats {
             transactions: after.transactions - before.transactions,
@@ -587,7 +587,7 @@ fn persist_frames(executor: Executor) -> ((Duration, Duration), PersistFigures) 
     };
     drop(on);
     let _ = std::fs::remove_dir_all(&dir);
-    (times, stats)
+    (times, figures)
 }
 
 /// What [`persist_frames`] measured beside its race.

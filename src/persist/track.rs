@@ -3,6 +3,7 @@
 //! game thread only copies what a save needs (a few words and the occupied
 //! stacks, into one list for the whole frame); the writer makes the saves.
 
+use std::num::NonZeroU64;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -40,7 +41,7 @@ struct Entry {
 /// of the container's adoption, the same rules.
 struct Written {
     handle: AssetId<AdoptionAsset>,
-    stamp: u64,
+    stamp: NonZeroU64,
     adoption: Arc<AdoptionRef>,
 }
 
@@ -267,10 +268,9 @@ fn write_container(
     store: Option<&OverflowStore>,
 ) {
     // not loaded yet (or its save refused): its row stays as it is; the
-    // stamp is 0 until the adoption is set, and read first: it lies beside
-    // the engine's head, the adoption's text further into the component
-    let stamp = contents.state.adoption_stamp();
-    let Some(engine) = contents.engine().filter(|_| stamp != 0) else {
+    // adoption's stamp is read, not its text: the stamp lies beside the
+    // engine's head, the text further into the component
+    let (Some(engine), Some(stamp)) = (contents.engine(), contents.state.adoption_stamp()) else {
         return;
     };
     let store = store.and_then(|s| tracked.ids.get(&s.0)).map(|s| s.key);

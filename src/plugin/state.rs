@@ -4,6 +4,7 @@
 //! reflection-based save) keeps every container's contents.
 
 use std::any::Any;
+use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::prelude::*;
@@ -51,12 +52,12 @@ use crate::save::{AdoptionId, SavedContents};
 #[derive(Clone, Debug, Default, TypePath)]
 #[repr(C)]
 pub struct ContentsState {
-    /// Which setting of `adoption` this is: unique in the process (0 before
-    /// the first), so a reader that saw the same stamp knows the adoption
-    /// unchanged without comparing its text (the persistence does, for
-    /// every container it writes). First, beside the engine's head: the
-    /// persistence reads both for every container a frame changed.
-    adoption_stamp: u64,
+    /// Which setting of `adoption` this is (`None` before the first):
+    /// unique in the process, so a reader that saw the same stamp knows the
+    /// adoption unchanged without comparing its text (the persistence does,
+    /// for every container it writes). First, beside the engine's head:
+    /// the persistence reads both for every container a frame changed.
+    adoption_stamp: Option<NonZeroU64>,
     /// Kept in the component itself, not behind a pointer: a request reads
     /// the component and its engine together.
     pub(crate) engine: Option<Contents>,
@@ -75,7 +76,8 @@ impl ContentsState {
     pub(crate) fn set_adoption(&mut self, id: AdoptionId) {
         static STAMPS: AtomicU64 = AtomicU64::new(1);
         self.adoption = Some(id);
-        self.adoption_stamp = STAMPS.fetch_add(1, Ordering::Relaxed);
+        // starts at 1 and would take centuries to wrap
+        self.adoption_stamp = NonZeroU64::new(STAMPS.fetch_add(1, Ordering::Relaxed));
     }
 
     /// The adoption the rules come from, once they attach.
@@ -83,9 +85,10 @@ impl ContentsState {
         self.adoption.as_ref()
     }
 
-    /// Which setting of the adoption this is (see `set_adoption`).
+    /// Which setting of the adoption this is (see `set_adoption`), once
+    /// there is one.
     #[cfg(feature = "persist")]
-    pub(crate) fn adoption_stamp(&self) -> u64 {
+    pub(crate) fn adoption_stamp(&self) -> Option<NonZeroU64> {
         self.adoption_stamp
     }
 
