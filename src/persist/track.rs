@@ -60,9 +60,6 @@ pub(crate) struct Tracked {
     /// The entities a [`PersistentId`] was inserted on since the last
     /// hand-over (the component's insert hook lists them).
     named: Vec<Entity>,
-    /// The batch the hand-over fills, in the game thread's memory: the
-    /// writer is sent a copy ([`super::writer::Handle::send_from`]).
-    filling: Batch,
     /// Whether the first hand-over has looked at every id (those inserted
     /// before the plugin was added were not listed).
     scanned: bool,
@@ -152,8 +149,7 @@ pub(super) fn hand_over(
     writer.report();
     writer.frame += 1;
     let tracked = &mut *tracked;
-    let mut batch = std::mem::take(&mut tracked.filling);
-    batch.frame = writer.frame;
+    let mut batch = writer.batch(writer.frame);
     // the ids inserted since the last hand-over (on the first, every id)
     let mut named = std::mem::take(&mut tracked.named);
     if !tracked.scanned {
@@ -256,10 +252,8 @@ pub(super) fn hand_over(
     }
     batch.next_pickup = tracked.next_pickup;
     if !batch.is_empty() {
-        writer.send_from(&mut batch);
+        writer.send(batch);
     }
-    batch.clear();
-    tracked.filling = batch;
     writer.last_hand_over = started.elapsed();
 }
 

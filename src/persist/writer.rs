@@ -58,25 +58,12 @@ pub(super) struct Batch {
 
 impl Batch {
     /// Empties the batch, keeping its lists' room.
-    pub(super) fn clear(&mut self) {
+    fn clear(&mut self) {
         self.names.clear();
         self.containers.clear();
         self.pickups.clear();
         self.stacks.clear();
         self.adoptions.clear();
-    }
-
-    /// Moves `filled`'s entries into this empty batch, a list at a time
-    /// (one copy of each list's memory), leaving `filled` empty with its
-    /// room kept.
-    fn take_from(&mut self, filled: &mut Batch) {
-        self.frame = filled.frame;
-        self.next_pickup = filled.next_pickup;
-        self.names.append(&mut filled.names);
-        self.containers.append(&mut filled.containers);
-        self.pickups.append(&mut filled.pickups);
-        self.stacks.append(&mut filled.stacks);
-        self.adoptions.append(&mut filled.adoptions);
     }
 
     /// The place of `adoption` in the batch's list, added when new.
@@ -202,7 +189,7 @@ impl Handle {
 
     /// An empty batch for `frame`, with the room of one already written
     /// when there is one.
-    fn batch(&self, frame: u64) -> Batch {
+    pub(super) fn batch(&self, frame: u64) -> Batch {
         let spare = self
             .shared
             .spare
@@ -228,23 +215,6 @@ impl Handle {
             self.reported = true;
             bevy::log::error!("{e}; containers are no longer persisted");
         }
-    }
-
-    /// Hands the frame `filled` holds to the writer in one of the writer's
-    /// batches, leaving `filled` empty for the next frame. The game thread
-    /// fills a batch of its own, which the writer never reads, and moves it
-    /// over a list at a time: writing into memory the writer has read
-    /// costs the game thread the return of every cache line from the
-    /// writer's core. On the 2-core machine of `examples/perf`, with the
-    /// two threads on different cores, writing 168 KB took 145 us that way
-    /// against 3.7 us in memory no other thread reads, and 70 us as one
-    /// copy. Filling the writer's batch directly, the hand-over of 1,000
-    /// containers took 255-320 us in such runs (90-100 us this way), and
-    /// its median in other runs was 54-62 us (44-46 us this way).
-    pub(super) fn send_from(&mut self, filled: &mut Batch) {
-        let mut batch = self.batch(filled.frame);
-        batch.take_from(filled);
-        self.send(batch);
     }
 
     /// Hands a frame to the writer; waits when the queue is full. After
