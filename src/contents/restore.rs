@@ -134,14 +134,18 @@ fn saved_capacity(limits: &Limits, rules: &Rules) -> (bool, u32, String) {
 /// thread, and makes the saves on its writer thread.
 #[derive(Clone, Debug)]
 pub(crate) struct SaveHead {
-    limits: Limits,
+    /// The container's capacity when it is its own, not the rules' (a torn
+    /// strap): rare, so it is boxed and the head stays four words (the
+    /// persistence hands a thousand heads a frame to another thread, and
+    /// every byte it writes there costs the game thread).
+    own: Option<Box<Limits>>,
     counter: u64,
-    slot_len: usize,
+    slot_len: u32,
     /// The occupied slots in `stacks[start..mid]` (slot, stack), the
     /// holdings in `stacks[mid..end]`.
-    start: usize,
-    mid: usize,
-    end: usize,
+    start: u32,
+    mid: u32,
+    end: u32,
 }
 
 impl SaveHead {
@@ -154,9 +158,20 @@ impl SaveHead {
         rules: &Rules,
         adoption: &AdoptionId,
     ) -> SavedContents {
-        let (resized, slot_count, size_budget) = saved_capacity(&self.limits, rules);
-        let (start, mid, end) = (self.start, self.mid, self.end);
-        let mut slots = vec![None; self.slot_len];
+        let rules_limits;
+        let limits = match &self.own {
+            Some(own) => &**own,
+            None => {
+                rules_limits = Limits {
+                    slot_count: rules.slot_count,
+                    size_budget: rules.size_budget,
+                };
+                &rules_limits
+            }
+        };
+        let (resized, slot_count, size_budget) = saved_capacity(limits, rules);
+        let (start, mid, end) = (self.start as usize, self.mid as usize, self.end as usize);
+        let mut slots = vec![None; self.slot_len as usize];
         for (i, st) in &stacks[start..mid] {
             if let Some(slot) = slots.get_mut(*i as usize) {
                 *slot = Some(saved(st));
@@ -214,13 +229,17 @@ impl Contents {
         if !self.holdings.is_empty() {
             stacks.extend(self.holdings.values().map(|st| (u32::MAX, st.clone())));
         }
+        let own = self.limits.slot_count != self.rules.slot_count
+            || self.limits.size_budget != self.rules.size_budget;
+        // a list of the persistence's holds a frame's stacks, far fewer
+        // than 2^32; slots are counted in u32 by the rules
         SaveHead {
-            limits: self.limits,
+            own: own.then(|| Box::new(self.limits)),
             counter: self.counter,
-            slot_len,
-            start,
-            mid,
-            end: stacks.len(),
+            slot_len: slot_len as u32,
+            start: start as u32,
+            mid: mid as u32,
+            end: stacks.len() as u32,
         }
     }
 

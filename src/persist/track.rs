@@ -218,9 +218,15 @@ pub(super) fn hand_over(
     let also = containers
         .iter_many(&also)
         .filter(|(_, contents, ..)| !contents.is_changed());
-    for (e, contents, container, store) in changed.iter().chain(also) {
-        write_container(tracked, &mut batch, e, &contents, container, store);
-    }
+    // `for_each`, not a `for` loop: a query's `fold` runs over its tables
+    // directly, where `next` keeps a cursor (of the 10,000 containers of
+    // `examples/perf`, the loop looks at every one for the 1,000 changed)
+    changed
+        .iter()
+        .chain(also)
+        .for_each(|(e, contents, container, store)| {
+            write_container(tracked, &mut batch, e, &contents, container, store);
+        });
     for (e, id, pickup, transform) in &pickups {
         let changed = id.as_ref().is_none_or(|id| id.is_changed())
             || pickup.is_changed()
@@ -376,6 +382,13 @@ fn claim(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_container_written_takes_one_cache_line_of_the_batch() {
+        // the hand-over writes one of these per changed container, into
+        // memory the writer thread reads: each line costs the game thread
+        assert!(std::mem::size_of::<(u64, Option<ContainerWrite>)>() <= 64);
+    }
 
     #[test]
     fn an_id_inserted_again_keeps_its_key_and_is_named_once() {
