@@ -227,12 +227,13 @@ pub(super) fn hand_over(
         .for_each(|(e, contents, container, store)| {
             write_container(tracked, &mut batch, e, &contents, container, store);
         });
-    for (e, id, pickup, transform) in &pickups {
+    // every pickup is looked at: through the fold too
+    pickups.iter().for_each(|(e, id, pickup, transform)| {
         let changed = id.as_ref().is_none_or(|id| id.is_changed())
             || pickup.is_changed()
             || transform.is_changed();
         if !changed {
-            continue;
+            return;
         }
         if id.is_none() {
             // a pickup the plugin (or the game) spawned: it gets the next
@@ -243,7 +244,7 @@ pub(super) fn hand_over(
             claim(tracked, &mut entities, &mut batch, e, &id, Table::Pickups);
         }
         let Some(entry) = tracked.ids.get(&e) else {
-            continue;
+            return;
         };
         batch.pickups.push((
             entry.key,
@@ -255,7 +256,7 @@ pub(super) fn hand_over(
                 translation: transform.translation,
             }),
         ));
-    }
+    });
     batch.next_pickup = tracked.next_pickup;
     if !batch.is_empty() {
         writer.send(batch);
