@@ -7,10 +7,98 @@
 /// `words`, set when that word has no free slot.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Occupancy {
-    words: Vec<u64>,
-    full: Vec<u64>,
+    words: Words,
+    full: Words,
     len: u32,
     count: u32,
+}
+
+/// A bitset's words: one word is kept inside the bitset itself, more go
+/// to the heap. A container of up to 64 slots (a backpack, a hotbar, a
+/// chest) thus reads its occupancy from the component, with no pointer
+/// to follow: saving a thousand changed backpacks in a frame
+/// (`examples/perf`'s `persist-frame-vs-frame`) was mostly waiting for
+/// those words to come back from memory, as a frame that only changes a
+/// stack's amount never touches them.
+#[derive(Clone, Debug)]
+enum Words {
+    /// No word (`len` 0) or one.
+    Inline { len: u8, word: u64 },
+    /// Two words or more.
+    Heap(Vec<u64>),
+}
+
+impl Default for Words {
+    fn default() -> Words {
+        Words::Inline { len: 0, word: 0 }
+    }
+}
+
+impl PartialEq for Words {
+    fn eq(&self, other: &Words) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Words {}
+
+impl std::ops::Deref for Words {
+    type Target = [u64];
+
+    #[inline]
+    fn deref(&self) -> &[u64] {
+        match self {
+            Words::Inline { len, word } => &std::slice::from_ref(word)[..usize::from(*len)],
+            Words::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Words {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [u64] {
+        match self {
+            Words::Inline { len, word } => &mut std::slice::from_mut(word)[..usize::from(*len)],
+            Words::Heap(v) => v,
+        }
+    }
+}
+
+impl Words {
+    /// `n` words, all zero.
+    fn zeroed(n: usize) -> Words {
+        Words::from_vec(vec![0; n])
+    }
+
+    /// Inside the bitset when there is at most one word.
+    fn from_vec(v: Vec<u64>) -> Words {
+        match v.as_slice() {
+            [] => Words::default(),
+            [word] => Words::Inline {
+                len: 1,
+                word: *word,
+            },
+            _ => Words::Heap(v),
+        }
+    }
+
+    /// Keeps the first `n` words; new ones are zero.
+    fn resize(&mut self, n: usize) {
+        match self {
+            Words::Inline { len, word } if n <= 1 => {
+                if n == 0 || *len == 0 {
+                    *word = 0;
+                }
+                *len = n as u8;
+            }
+            Words::Heap(v) if n > 1 => v.resize(n, 0),
+            _ => {
+                let mut v = self.to_vec();
+                v.resize(n, 0);
+                *self = Words::from_vec(v);
+            }
+        }
+    }
 }
 
 impl Occupancy {
@@ -21,12 +109,12 @@ impl Occupancy {
         let words = (len as usize).div_ceil(64);
         if len >= self.len {
             // new slots are free; a partial last word is never full
-            self.words.resize(words, 0);
-            self.full.resize(words.div_ceil(64), 0);
+            self.words.resize(words);
+            self.full.resize(words.div_ceil(64));
             self.len = len;
             return;
         }
-        self.words.truncate(words);
+        self.words.resize(words);
         if let Some(last) = self.words.last_mut()
             && !len.is_multiple_of(64)
         {
@@ -34,7 +122,7 @@ impl Occupancy {
         }
         self.len = len;
         self.count = self.words.iter().map(|w| w.count_ones()).sum();
-        self.full = vec![0; words.div_ceil(64)];
+        self.full = Words::zeroed(words.div_ceil(64));
         for (i, w) in self.words.iter().enumerate() {
             if *w == u64::MAX {
                 self.full[i / 64] |= 1 << (i % 64);
@@ -181,6 +269,35 @@ impl Iterator for Occupied<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_word_stays_inside_the_bitset() {
+        // the occupancy of a container of up to 64 slots is read without
+        // following a pointer, and costs no more room than a list did
+        assert_eq!(
+            std::mem::size_of::<Words>(),
+            std::mem::size_of::<Vec<u64>>()
+        );
+        let mut o = Occupancy::default();
+        o.resize(64);
+        assert!(matches!(o.words, Words::Inline { len: 1, .. }));
+        o.set(63);
+        // growing past a word moves the words to the heap, keeping them
+        o.resize(65);
+        assert!(matches!(o.words, Words::Heap(_)));
+        assert_eq!(o.last_occupied(), Some(63));
+        o.set(64);
+        o.clear(64);
+        // and shrinking brings them back, the cut word gone
+        o.resize(12);
+        assert!(matches!(o.words, Words::Inline { len: 1, .. }));
+        assert_eq!(o.occupied().collect::<Vec<_>>(), Vec::<u32>::new());
+        assert_eq!(o.count(), 0);
+        o.set(3);
+        o.resize(0);
+        o.resize(5);
+        assert_eq!(o.next_free(0, 5), Some(0), "a word that came back is empty");
+    }
 
     #[test]
     fn finds_free_and_occupied_slots() {
