@@ -12,14 +12,15 @@
 //!   with the frame's number. The writer writes them in one transaction,
 //!   frame number included. A process killed at any moment leaves the file
 //!   at the end of some frame: never half a transfer.
-//! - **Off the game thread.** The game thread clones what changed (a
-//!   container's engine state, not its text) and moves on; the writer turns
-//!   it into rows. The queue between them is bounded
+//! - **Off the game thread.** The game thread copies what changed (a
+//!   container's stacks and a few words, not its text) and moves on; the
+//!   writer turns it into rows. The queue between them is bounded
 //!   ([`ContainerDatabase::queue`]): when the writer falls behind, the
 //!   frames waiting are merged into one transaction (still a frame
 //!   boundary), and when the queue is full the game thread waits for room
-//!   (back-pressure). Nothing is dropped. An idle writer looks at the queue
-//!   every millisecond, so handing a frame over wakes no thread.
+//!   (back-pressure). Nothing is dropped. An idle writer sleeps until a
+//!   frame is handed over: one wake-up per frame that changed anything,
+//!   none while nothing does.
 //! - **Keyed by the game's ids.** A container is persisted when it has a
 //!   [`PersistentId`], a name the game gives that is the same on every run
 //!   (`backpack-of-ilsa`), unlike an `Entity`. Loose pickups get one by

@@ -133,16 +133,24 @@ struct Queue {
     batches: Vec<Batch>,
     /// The game is gone: write what is queued, then stop.
     closed: bool,
+    /// The writer waits for `work`: the next frame handed over wakes it.
+    idle: bool,
 }
 
 #[derive(Default)]
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
-    /// The frames handed over and not yet taken by the writer. The writer
-    /// looks every millisecond when idle, so handing a frame over is a push
-    /// under a lock, with no wake-up of another thread.
+    /// The frames handed over and not yet taken by the writer. An idle
+    /// writer sleeps until a frame is handed over: it used to look every
+    /// millisecond, and each look took a core from the game's systems in
+    /// the middle of a frame (on two cores, a frame handed over a few
+    /// milliseconds after the writer went idle met the look nearly every
+    /// time).
     queue: Mutex<Queue>,
+    /// Signalled when a frame is handed over to an idle writer, or the
+    /// game is gone.
+    work: Condvar,
     /// Signalled when the writer takes the queue (room for the game).
     room: Condvar,
     /// How many frames may wait.
@@ -251,6 +259,12 @@ impl Handle {
         }
         queue.batches.push(batch);
         self.handed = frame;
+        // only an idle writer is woken, once
+        let wake = std::mem::take(&mut queue.idle);
+        drop(queue);
+        if wake {
+            self.shared.work.notify_one();
+        }
     }
 
     pub(super) fn flush(&self) -> Result<(), DatabaseError> {
@@ -275,8 +289,8 @@ impl Drop for Handle {
     /// Writes what is queued, then stops the thread.
     fn drop(&mut self) {
         self.shared.queue().closed = true;
+        self.shared.work.notify_one();
         if let Some(thread) = self.thread.take() {
-            thread.thread().unpark();
             let _ = thread.join();
         }
     }
@@ -348,16 +362,21 @@ fn run(mut connection: Connection, name: &str, synchronous: super::Synchronous, 
     let mut names: HashMap<u64, Box<str>> = HashMap::new();
     loop {
         // frames that waited are written as one: still a frame boundary
-        let (mut batches, closed) = {
+        let mut batches = {
             let mut queue = shared.queue();
-            (std::mem::take(&mut queue.batches), queue.closed)
-        };
-        if batches.is_empty() {
-            if closed {
-                break;
+            while queue.batches.is_empty() && !queue.closed {
+                queue.idle = true;
+                queue = shared
+                    .work
+                    .wait(queue)
+                    .unwrap_or_else(PoisonError::into_inner);
             }
-            std::thread::park_timeout(Duration::from_millis(1));
-            continue;
+            queue.idle = false;
+            std::mem::take(&mut queue.batches)
+        };
+        // closed, and everything queued written
+        if batches.is_empty() {
+            break;
         }
         shared.room.notify_all();
         let merged = batches.len() as u64 - 1;
