@@ -22,15 +22,16 @@ pub(crate) struct Occupancy {
 /// stack's amount never touches them.
 #[derive(Clone, Debug)]
 enum Words {
-    /// No word (`len` 0) or one.
-    Inline { len: u8, word: u64 },
-    /// Two words or more.
-    Heap(Vec<u64>),
+    /// Exactly one word: its length is known without a load, so an
+    /// access is one compare with zero.
+    One([u64; 1]),
+    /// No word, or two words or more.
+    Many(Vec<u64>),
 }
 
 impl Default for Words {
     fn default() -> Words {
-        Words::Inline { len: 0, word: 0 }
+        Words::Many(Vec::new())
     }
 }
 
@@ -48,8 +49,8 @@ impl std::ops::Deref for Words {
     #[inline]
     fn deref(&self) -> &[u64] {
         match self {
-            Words::Inline { len, word } => &std::slice::from_ref(word)[..usize::from(*len)],
-            Words::Heap(v) => v,
+            Words::One(word) => word,
+            Words::Many(v) => v,
         }
     }
 }
@@ -58,8 +59,8 @@ impl std::ops::DerefMut for Words {
     #[inline]
     fn deref_mut(&mut self) -> &mut [u64] {
         match self {
-            Words::Inline { len, word } => &mut std::slice::from_mut(word)[..usize::from(*len)],
-            Words::Heap(v) => v,
+            Words::One(word) => word,
+            Words::Many(v) => v,
         }
     }
 }
@@ -70,28 +71,19 @@ impl Words {
         Words::from_vec(vec![0; n])
     }
 
-    /// Inside the bitset when there is at most one word.
+    /// Inside the bitset when there is exactly one word.
     fn from_vec(v: Vec<u64>) -> Words {
         match v.as_slice() {
-            [] => Words::default(),
-            [word] => Words::Inline {
-                len: 1,
-                word: *word,
-            },
-            _ => Words::Heap(v),
+            [word] => Words::One([*word]),
+            _ => Words::Many(v),
         }
     }
 
     /// Keeps the first `n` words; new ones are zero.
     fn resize(&mut self, n: usize) {
         match self {
-            Words::Inline { len, word } if n <= 1 => {
-                if n == 0 || *len == 0 {
-                    *word = 0;
-                }
-                *len = n as u8;
-            }
-            Words::Heap(v) if n > 1 => v.resize(n, 0),
+            Words::One(_) if n == 1 => {}
+            Words::Many(v) if n != 1 => v.resize(n, 0),
             _ => {
                 let mut v = self.to_vec();
                 v.resize(n, 0);
@@ -280,17 +272,17 @@ mod tests {
         );
         let mut o = Occupancy::default();
         o.resize(64);
-        assert!(matches!(o.words, Words::Inline { len: 1, .. }));
+        assert!(matches!(o.words, Words::One(_)));
         o.set(63);
         // growing past a word moves the words to the heap, keeping them
         o.resize(65);
-        assert!(matches!(o.words, Words::Heap(_)));
+        assert!(matches!(o.words, Words::Many(_)));
         assert_eq!(o.last_occupied(), Some(63));
         o.set(64);
         o.clear(64);
         // and shrinking brings them back, the cut word gone
         o.resize(12);
-        assert!(matches!(o.words, Words::Inline { len: 1, .. }));
+        assert!(matches!(o.words, Words::One(_)));
         assert_eq!(o.occupied().collect::<Vec<_>>(), Vec::<u32>::new());
         assert_eq!(o.count(), 0);
         o.set(3);
