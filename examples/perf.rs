@@ -349,9 +349,6 @@ fn main() {
         );
     }
 
-    // persist-frame-vs-frame: a frame in which 1,000 of 10,000 containers
-    // change, with persistence on and off, on the game thread; and what the
-    // writer thread wrote meanwhile
     // frame-vs-same-frame: the race of persist-frame-vs-frame between two
     // kinds of app that are the same (no persistence in either): how far
     // from 1 the race itself strays
@@ -363,6 +360,10 @@ fn main() {
             ("plain-frame-1k-of-10k-b", b),
         );
     }
+
+    // persist-frame-vs-frame: a frame in which 1,000 of 10,000 containers
+    // change, with persistence on and off, on the game thread; and what the
+    // writer thread wrote meanwhile
     if want("persist") {
         // first the race with every system on the game thread: no waking
         // of pool threads in either frame, so what is left is the
