@@ -80,6 +80,7 @@
 
 mod load;
 mod rows;
+mod scheduling;
 mod schema;
 mod track;
 mod writer;
@@ -91,6 +92,7 @@ use bevy::prelude::*;
 
 pub use load::PersistentEntities;
 pub use rows::{ContainerRow, PickupRow};
+pub use scheduling::WriterScheduling;
 pub use schema::SCHEMA_VERSION;
 pub use writer::WriterStats;
 
@@ -251,6 +253,7 @@ pub struct ContainerDatabase {
     pickups: Vec<PickupRow>,
     synchronous: Synchronous,
     queue: usize,
+    scheduling: WriterScheduling,
 }
 
 impl ContainerDatabase {
@@ -273,6 +276,7 @@ impl ContainerDatabase {
             pickups,
             synchronous: Synchronous::default(),
             queue: 8,
+            scheduling: WriterScheduling::default(),
         })
     }
 
@@ -286,6 +290,13 @@ impl ContainerDatabase {
     /// waits (8 unless set; at least 1). Waiting frames are written merged.
     pub fn queue(mut self, frames: usize) -> ContainerDatabase {
         self.queue = frames.max(1);
+        self
+    }
+
+    /// How the system schedules the writer thread beside the game's
+    /// threads ([`WriterScheduling::Batch`] unless set).
+    pub fn scheduling(mut self, scheduling: WriterScheduling) -> ContainerDatabase {
+        self.scheduling = scheduling;
         self
     }
 
@@ -395,6 +406,37 @@ impl DatabaseWriter {
     /// ```
     pub fn last_hand_over(&self) -> std::time::Duration {
         self.inner.last_hand_over
+    }
+
+    /// What the writer thread runs under, as the system tells it: the
+    /// [`ContainerDatabase::scheduling`] asked for, or
+    /// [`WriterScheduling::Normal`] where the system has no such policy or
+    /// refused it (a warning says why).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::persist::{
+    ///     ContainerDatabase, ContainerDatabasePlugin, DatabaseWriter, WriterScheduling,
+    /// };
+    /// use bevy_container::plugin::ContainerPlugin;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("scheduling-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let database = ContainerDatabase::open(dir.join("world.db"))?
+    ///     .scheduling(WriterScheduling::Idle);
+    /// let mut app = App::new();
+    /// app.add_plugins((MinimalPlugins, AssetPlugin::default(), ContainerPlugin::default()))
+    ///     .add_plugins(ContainerDatabasePlugin::new(database));
+    /// let writer = app.world().resource::<DatabaseWriter>();
+    /// if cfg!(target_os = "linux") {
+    ///     assert_eq!(writer.scheduling(), WriterScheduling::Idle);
+    /// }
+    /// # drop(app);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn scheduling(&self) -> WriterScheduling {
+        self.inner.scheduling
     }
 
     /// What the writer has done so far.

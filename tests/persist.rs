@@ -17,7 +17,7 @@ use bevy_container::adoption::Adoption;
 use bevy_container::contents::{Cause, TransferRequest};
 use bevy_container::persist::{
     ContainerDatabase, ContainerDatabasePlugin, DatabaseError, DatabaseWriter, PersistentEntities,
-    PersistentId, SCHEMA_VERSION, Synchronous,
+    PersistentId, SCHEMA_VERSION, Synchronous, WriterScheduling,
 };
 use bevy_container::plugin::*;
 use bevy_container::props::Props;
@@ -457,15 +457,33 @@ fn a_restart_brings_every_container_store_link_and_pickup_back() {
 
 #[test]
 fn a_writer_behind_merges_frames_or_slows_the_game_and_drops_nothing() {
-    let dir = folder("behind");
+    writer_behind("behind", WriterScheduling::default());
+}
+
+#[test]
+fn an_idle_writer_behind_drops_nothing_either() {
+    // the writer runs only on a core nothing else wants: it falls further
+    // behind, and the game waits for it when the queue is full
+    writer_behind("behind-idle", WriterScheduling::Idle);
+}
+
+/// A writer that falls behind the game, scheduled as `scheduling`: every
+/// frame is written, and the file ends as the world.
+fn writer_behind(name: &str, scheduling: WriterScheduling) {
+    let dir = folder(name);
     let file = dir.join("world.db");
     // a queue of one frame and a flush to disk per transaction: the writer
     // falls behind the game
     let db = ContainerDatabase::open(&file)
         .expect("new")
         .queue(1)
-        .synchronous(Synchronous::Full);
+        .synchronous(Synchronous::Full)
+        .scheduling(scheduling);
     let mut app = app(&dir, Some(db));
+    if cfg!(target_os = "linux") {
+        let now = app.world().resource::<DatabaseWriter>().scheduling();
+        assert_eq!(now, scheduling, "the writer runs as asked");
+    }
     spawn_world(app.world_mut());
     until_ready(&mut app);
     for k in 1..=200 {

@@ -6,11 +6,12 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use bevy::log::warn;
 use rusqlite::{Connection, params};
 
 use super::load::Loaded;
 use super::schema::{error, set_synchronous};
-use super::{ContainerDatabase, DatabaseError, DatabaseWriter, PickupRow};
+use super::{ContainerDatabase, DatabaseError, DatabaseWriter, PickupRow, WriterScheduling};
 use crate::contents::{SaveHead, Stack};
 use crate::rules::Rules;
 use crate::save::AdoptionId;
@@ -123,6 +124,8 @@ impl WriterStats {
 #[derive(Default)]
 struct State {
     stats: WriterStats,
+    /// What the writer thread runs under, once it has set it.
+    scheduling: Option<WriterScheduling>,
     error: Option<DatabaseError>,
     stopped: bool,
 }
@@ -175,6 +178,8 @@ impl Shared {
 pub(super) struct Handle {
     /// Frames are handed over (false once the writer stopped).
     open: bool,
+    /// What the writer thread runs under.
+    pub(super) scheduling: WriterScheduling,
     thread: Option<JoinHandle<()>>,
     shared: Arc<Shared>,
     path: String,
@@ -308,6 +313,7 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
         pickups,
         synchronous,
         queue,
+        scheduling,
     } = database;
     let name = path.display().to_string();
     let shared = Arc::new(Shared {
@@ -320,7 +326,20 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
         let name = name.clone();
         std::thread::Builder::new()
             .name("container-database".into())
-            .spawn(move || run(connection, &name, synchronous, &shared))
+            .spawn(move || {
+                let (now, outcome) = scheduling.apply();
+                if let Err(why) = outcome {
+                    warn!(
+                        "the database writer of {name} runs under the {now:?} scheduling, not {scheduling:?}: {why}"
+                    );
+                }
+                {
+                    let mut state = shared.lock();
+                    state.scheduling = Some(now);
+                }
+                shared.changed.notify_all();
+                run(connection, &name, synchronous, &shared)
+            })
     };
     let (open, thread) = match thread {
         Ok(t) => (true, Some(t)),
@@ -333,8 +352,23 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
             (false, None)
         }
     };
+    // the game starts once the writer is under its scheduling (a few
+    // microseconds), so what the game reads of it is true from the start
+    let scheduling = if open {
+        let mut state = shared.lock();
+        while state.scheduling.is_none() && !state.stopped {
+            state = shared
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        state.scheduling.unwrap_or_default()
+    } else {
+        WriterScheduling::Normal
+    };
     let handle = Handle {
         open,
+        scheduling,
         thread,
         shared,
         path: name,
