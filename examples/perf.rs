@@ -657,8 +657,8 @@ impl FrameRace {
     /// median weighs the typical frame, where the ratio of each kind's
     /// fastest frame sets two lucky frames against each other, perhaps
     /// seconds apart. Raced against itself (`frame-vs-same-frame`), a
-    /// plain app was 0.985-1.048 by the median and 0.85-0.99 by the
-    /// fastest frames, in the same four runs; and a stall of milliseconds
+    /// plain app was 0.977-1.053 by the median and 0.941-1.109 by the
+    /// fastest frames, in the same ten runs; and a stall of milliseconds
     /// in one frame in ten never shows in a fastest frame.
     fn median_ratio(&self) -> f64 {
         let ratios = self

@@ -20,7 +20,9 @@
 //!   boundary), and when the queue is full the game thread waits for room
 //!   (back-pressure). Nothing is dropped. An idle writer sleeps until a
 //!   frame is handed over: one wake-up per frame that changed anything,
-//!   none while nothing does.
+//!   none while nothing does. On Linux the writer runs under
+//!   `SCHED_BATCH` ([`WriterScheduling`]), so waking it never takes the
+//!   game thread's core.
 //! - **Keyed by the game's ids.** A container is persisted when it has a
 //!   [`PersistentId`], a name the game gives that is the same on every run
 //!   (`backpack-of-ilsa`), unlike an `Entity`. Loose pickups get one by

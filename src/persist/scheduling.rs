@@ -57,7 +57,7 @@ mod imp {
         thread_schedule_policy,
     };
 
-    use super::WriterScheduling;
+    use crate::persist::scheduling::WriterScheduling;
 
     pub(super) fn apply(wanted: WriterScheduling) -> (WriterScheduling, Result<(), String>) {
         let outcome = match wanted {
@@ -106,7 +106,8 @@ mod imp {
 
     #[cfg(test)]
     mod tests {
-        use super::*;
+        use crate::persist::scheduling::WriterScheduling;
+        use crate::persist::scheduling::imp::niceness;
 
         /// Applies `wanted` on a new thread: what it runs under, whether
         /// the system agreed, its niceness before and after.
@@ -148,7 +149,7 @@ mod imp {
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use super::WriterScheduling;
+    use crate::persist::scheduling::WriterScheduling;
 
     pub(super) fn apply(wanted: WriterScheduling) -> (WriterScheduling, Result<(), String>) {
         let outcome = match wanted {

@@ -124,9 +124,9 @@ type Ids<'a> = (Entity, &'a PersistentId, Has<Container>);
 /// thread that runs the schedule (`NonSendMarker`): under Bevy's
 /// multi-threaded executor, a last system handed to a pool thread adds
 /// that thread's wake-up to the frame (in eight alternating runs of
-/// `examples/perf`, the ratio of the fastest frames, `persist-frame-vs-frame-fastest`
-/// now, was 1.15-1.30 that way and
-/// 1.01-1.26 this way).
+/// `examples/perf`, the ratio of the fastest frames, now printed as
+/// `persist-frame-vs-frame-fastest`, was 1.15-1.30 that way and 1.01-1.26
+/// this way).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn hand_over(
     mut writer: ResMut<DatabaseWriter>,
