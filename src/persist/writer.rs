@@ -327,6 +327,10 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
         std::thread::Builder::new()
             .name("container-database".into())
             .spawn(move || {
+                let _stop = StopOnPanic {
+                    shared: &shared,
+                    path: &name,
+                };
                 let (now, outcome) = scheduling.apply();
                 if let Err(why) = outcome {
                     warn!(
@@ -362,7 +366,8 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
         }
-        state.scheduling.unwrap_or_default()
+        // a writer that stopped before saying runs as it started
+        state.scheduling.unwrap_or(WriterScheduling::Normal)
     } else {
         WriterScheduling::Normal
     };
@@ -457,6 +462,28 @@ fn run(mut connection: Connection, name: &str, synchronous: super::Synchronous, 
         }
     }
     stop(shared, None);
+}
+
+/// Stops the writer when its thread panics: a game waiting for room in the
+/// queue, for a flush or for the writer to start gets the error instead of
+/// waiting for ever.
+struct StopOnPanic<'a> {
+    shared: &'a Shared,
+    path: &'a str,
+}
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let frame = self.shared.lock().stats.written_frame + 1;
+            let e = DatabaseError::Write {
+                path: self.path.to_string(),
+                frame,
+                message: "the writer thread panicked".into(),
+            };
+            stop(self.shared, Some(e));
+        }
+    }
 }
 
 fn stop(shared: &Shared, e: Option<DatabaseError>) {
@@ -562,4 +589,56 @@ fn write(
         names.remove(&key);
     }
     Ok((written, picked, deleted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writer_thread_that_panics_stops_the_writer_with_an_error() {
+        let shared = Arc::new(Shared {
+            capacity: 1,
+            ..Shared::default()
+        });
+        shared.lock().stats.written_frame = 41;
+        let thread = {
+            let shared = shared.clone();
+            std::thread::spawn(move || {
+                let _stop = StopOnPanic {
+                    shared: &shared,
+                    path: "world.db",
+                };
+                panic!("a bug in the writer");
+            })
+        };
+        assert!(thread.join().is_err(), "the thread panicked");
+        let state = shared.lock();
+        assert!(state.stopped, "a game waiting for the writer waits no more");
+        match &state.error {
+            Some(DatabaseError::Write {
+                path,
+                frame,
+                message,
+            }) => {
+                assert_eq!(path, "world.db");
+                assert_eq!(*frame, 42, "the first frame not written");
+                assert!(message.contains("panicked"), "{message}");
+            }
+            other => panic!("a write error, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_writer_thread_that_ends_normally_sets_no_error() {
+        let shared = Shared::default();
+        {
+            let _stop = StopOnPanic {
+                shared: &shared,
+                path: "world.db",
+            };
+        }
+        let state = shared.lock();
+        assert!(!state.stopped && state.error.is_none());
+    }
 }
