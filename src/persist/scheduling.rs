@@ -77,11 +77,11 @@ mod imp {
     /// Sets `policy`, keeping the thread's niceness: the library sets one
     /// with the policy, so it is given the one the thread has (inherited
     /// from the thread that started it).
-    fn set(policy: Policy) -> Result<(), String> {
-        let policy = ThreadSchedulePolicy::Normal(policy);
-        let priority = match policy {
+    fn set(normal: Policy) -> Result<(), String> {
+        let policy = ThreadSchedulePolicy::Normal(normal);
+        let priority = match normal {
             // the idle policy has no niceness
-            ThreadSchedulePolicy::Normal(Policy::Idle) => ThreadPriority::Min,
+            Policy::Idle => ThreadPriority::Min,
             _ => {
                 let nice = niceness().unwrap_or(0);
                 (*ThreadPriorityValue::MIN..=*ThreadPriorityValue::MAX)

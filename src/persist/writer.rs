@@ -124,8 +124,6 @@ impl WriterStats {
 #[derive(Default)]
 struct State {
     stats: WriterStats,
-    /// What the writer thread runs under, once it has set it.
-    scheduling: Option<WriterScheduling>,
     error: Option<DatabaseError>,
     stopped: bool,
 }
@@ -321,6 +319,8 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
         ..Shared::default()
     });
     shared.lock().stats.written_frame = frame;
+    // the writer says what it runs under before it writes anything
+    let (tell, told) = std::sync::mpsc::sync_channel(1);
     let thread = {
         let shared = shared.clone();
         let name = name.clone();
@@ -337,11 +337,8 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
                         "the database writer of {name} runs under the {now:?} scheduling, not {scheduling:?}: {why}"
                     );
                 }
-                {
-                    let mut state = shared.lock();
-                    state.scheduling = Some(now);
-                }
-                shared.changed.notify_all();
+                // room for one, and the game waits for it: never refused
+                let _ = tell.send(now);
                 run(connection, &name, synchronous, &shared)
             })
     };
@@ -357,20 +354,10 @@ pub(super) fn start(database: ContainerDatabase) -> (Loaded, DatabaseWriter) {
         }
     };
     // the game starts once the writer is under its scheduling (a few
-    // microseconds), so what the game reads of it is true from the start
-    let scheduling = if open {
-        let mut state = shared.lock();
-        while state.scheduling.is_none() && !state.stopped {
-            state = shared
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-        // a writer that stopped before saying runs as it started
-        state.scheduling.unwrap_or(WriterScheduling::Normal)
-    } else {
-        WriterScheduling::Normal
-    };
+    // microseconds), so what the game reads of it is true from the start;
+    // a writer that never said (its thread did not start, or died) runs
+    // as it started
+    let scheduling = told.recv().unwrap_or(WriterScheduling::Normal);
     let handle = Handle {
         open,
         scheduling,
@@ -465,8 +452,7 @@ fn run(mut connection: Connection, name: &str, synchronous: super::Synchronous, 
 }
 
 /// Stops the writer when its thread panics: a game waiting for room in the
-/// queue, for a flush or for the writer to start gets the error instead of
-/// waiting for ever.
+/// queue or for a flush gets the error instead of waiting for ever.
 struct StopOnPanic<'a> {
     shared: &'a Shared,
     path: &'a str,
