@@ -412,8 +412,9 @@ impl DatabaseWriter {
 
     /// What the writer thread runs under, as the system tells it: the
     /// [`ContainerDatabase::scheduling`] asked for, or
-    /// [`WriterScheduling::Normal`] where the system has no such policy or
-    /// refused it (a warning says why).
+    /// [`WriterScheduling::Normal`] on a system without these policies
+    /// (every one but Linux) or where Linux refused it (a warning then
+    /// says why).
     ///
     /// ```
     /// use bevy::prelude::*;
