@@ -63,6 +63,19 @@ static ALLOC: Counting = Counting;
 /// How long each side-by-side figure goes on measuring, at least.
 const SPAN: Duration = Duration::from_millis(1500);
 
+/// The sleep before every timed frame of a [`frame_races`] race, after
+/// the pause in which a writer writes the last frame. Without it the
+/// frame after a persisted one started the instant its writer reported
+/// the frame written, and was slower than a frame after a sleep: in
+/// three runs on 2026-12-04 the persisted frame's median was no slower
+/// than the plain one's (0.581 against 0.575 ms, 0.629 against 0.632,
+/// 0.808 against 0.803) although its hand-over alone took 78-114 us,
+/// and `persist-frame-vs-frame` was 1.020-1.045; with this sleep,
+/// alternating with them, the persisted frame was slower by about its
+/// hand-over (83-115 us) and the figure 1.176-1.197. A game's next
+/// frame does not start the instant its writer finishes.
+const QUIET: Duration = Duration::from_millis(2);
+
 /// Times `a` and `b` alternately, round after round, for at least [`SPAN`]
 /// and `rounds` rounds; returns each side's fastest round. This machine is
 /// shared and has slow spells that can last a second: alternating puts
@@ -555,8 +568,9 @@ impl Side {
     /// A timed frame in which the next thousand backpacks get a delivery
     /// and a take; then, untimed, a pause: a persisted app waits for its
     /// writer to write the frame (its hand-over joins `hand_over`, the
-    /// wait sets `pause`), a plain one sleeps `pause`. Every timed frame
-    /// thus follows the same idle spell, however the kinds take turns.
+    /// wait sets `pause`), a plain one sleeps `pause`; then both sleep
+    /// [`QUIET`]. Every timed frame thus follows the same idle spell,
+    /// ending the same way, however the kinds take turns.
     fn frame(&mut self, hand_over: &RefCell<Vec<Duration>>, pause: &Cell<Duration>) -> Duration {
         let start = (self.frames * 1_000) % self.bags.len();
         self.frames += 1;
@@ -577,6 +591,7 @@ impl Side {
             }
             None => std::thread::sleep(pause.get()),
         }
+        std::thread::sleep(QUIET);
         took
     }
 
@@ -599,7 +614,8 @@ impl Side {
 /// ratio (see [`FrameRace`]). Returns the race, and the hand-overs and
 /// what the writers did during it. Between two timed frames a writer is
 /// given the time to write the last one (a game at 60 frames a second
-/// gives it 16 ms), and a plain app pauses as long.
+/// gives it 16 ms), and a plain app pauses as long; then both sleep
+/// [`QUIET`].
 fn frame_races(mut make: impl FnMut(bool) -> Side) -> (FrameRace, PersistFigures) {
     let (a0, b0) = (make(true), make(false));
     let (b1, a1) = (make(false), make(true));
