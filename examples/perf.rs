@@ -674,7 +674,8 @@ impl FrameRace {
     /// fastest frame sets two lucky frames against each other, perhaps
     /// seconds apart. Raced against itself (`frame-vs-same-frame`), a
     /// plain app was 0.977-1.053 by the median and 0.941-1.109 by the
-    /// fastest frames, in the same ten runs; and a stall of milliseconds
+    /// fastest frames, in the same ten runs (before [`QUIET`]; with it,
+    /// 0.947-1.077 by the median in nine); and a stall of milliseconds
     /// in one frame in ten never shows in a fastest frame.
     fn median_ratio(&self) -> f64 {
         let ratios = self
