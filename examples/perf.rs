@@ -83,28 +83,26 @@ const QUIET: Duration = Duration::from_millis(2);
 /// see quiet ones.
 fn race(
     rounds: usize,
-    a: impl FnMut() -> Duration,
-    b: impl FnMut() -> Duration,
-) -> (Duration, Duration) {
-    race_for(SPAN, rounds, a, b)
-}
-
-/// [`race`] for at least `span` instead of [`SPAN`].
-fn race_for(
-    span: Duration,
-    rounds: usize,
     mut a: impl FnMut() -> Duration,
     mut b: impl FnMut() -> Duration,
 ) -> (Duration, Duration) {
-    let start = Instant::now();
     let (mut best_a, mut best_b) = (Duration::MAX, Duration::MAX);
-    let mut done = 0;
-    while done < rounds || start.elapsed() < span {
+    keep_racing(SPAN, rounds, || {
         best_a = best_a.min(a());
         best_b = best_b.min(b());
+    });
+    (best_a, best_b)
+}
+
+/// Runs `round` again and again, for at least `span` and at least
+/// `rounds` times: how long every race goes on.
+fn keep_racing(span: Duration, rounds: usize, mut round: impl FnMut()) {
+    let start = Instant::now();
+    let mut done = 0;
+    while done < rounds || start.elapsed() < span {
+        round();
         done += 1;
     }
-    (best_a, best_b)
 }
 
 /// Prints a race's two times in milliseconds and the first over the
@@ -639,13 +637,12 @@ fn frame_races(mut make: impl FnMut(bool) -> Side) -> (FrameRace, PersistFigures
     let mut rounds = Vec::new();
     // each round waits for the writer (several milliseconds), so the race
     // goes on longer than the others, to see as many quiet rounds
-    let start = Instant::now();
-    while rounds.len() < 20 || start.elapsed() < SPAN * 4 {
+    keep_racing(SPAN * 4, 20, || {
         let pair = rounds.len() / BLOCK % 2;
         let first = a[pair].frame(&hand_over, &pause);
         let second = b[pair].frame(&hand_over, &pause);
         rounds.push((first, second));
-    }
+    });
     let mut writer = bevy_container::persist::WriterStats::default();
     for (side, before) in a.iter().zip(before) {
         let after = side.writer_stats();
