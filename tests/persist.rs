@@ -879,6 +879,130 @@ fn a_changed_adoption_migrates_what_the_file_holds_and_reports_it() {
 #[derive(Resource, Default)]
 struct Forced(Vec<Cause>);
 
+/// Every `ContainerSaveRefused` seen, by container.
+#[derive(Resource, Default)]
+struct Refused(Vec<Entity>);
+
+#[test]
+fn a_refused_migration_keeps_its_row_unchanged_and_is_reported() {
+    let (dir, file, mut first) = fresh_world("refused-migration");
+    let vault = by_id(first.world_mut())["vault"];
+    // relics have no row: under any-item each takes a slot of its own and
+    // never leaves in a forced removal
+    first
+        .world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(vault, "relic", 3)));
+    first.update();
+    close(first);
+    let db = ContainerDatabase::open(&file).expect("opens");
+    let row = |db: &ContainerDatabase, id: &str| {
+        db.containers()
+            .iter()
+            .find(|r| r.id == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("{id} is in the file"))
+    };
+    let before = row(&db, "vault");
+    assert_eq!(
+        before.contents.slots.iter().flatten().count(),
+        3,
+        "three relics, a slot each"
+    );
+    let bag_before = row(&db, "bag-0");
+
+    // the vault now has 2 slots: the three relics cannot all stay and none
+    // may leave, so the migration is refused
+    let text = std::fs::read_to_string(dir.join("vault.adoption.json")).expect("reads");
+    let two = text.replace("\"slot-count\":8", "\"slot-count\":2");
+    assert_ne!(two, text, "the vault had 8 slots");
+    std::fs::write(dir.join("vault.adoption.json"), two).expect("writes");
+    let mut app = app(&dir, Some(db));
+    keep_adoptions(app.world_mut());
+    app.init_resource::<Forced>()
+        .init_resource::<Refused>()
+        .add_observer(|f: On<ItemsForcedOut>, mut seen: ResMut<Forced>| {
+            seen.0.push(f.outcome.cause)
+        })
+        .add_systems(
+            Update,
+            |mut r: MessageReader<ContainerSaveRefused>, mut seen: ResMut<Refused>| {
+                seen.0.extend(r.read().map(|r| r.container));
+            },
+        );
+    for _ in 0..2_000 {
+        app.update();
+        if !app.world().resource::<Refused>().0.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let vault = app
+        .world()
+        .resource::<PersistentEntities>()
+        .get("vault")
+        .expect("the vault is spawned");
+    assert_eq!(
+        app.world().resource::<Refused>().0,
+        [vault],
+        "the vault's refusal reported once"
+    );
+    let contents = app
+        .world()
+        .get::<ContainerContents>(vault)
+        .expect("a container");
+    assert!(!contents.is_ready(), "no rules attached to a refused save");
+    assert_eq!(
+        contents.state().pending(),
+        Some(&before.contents),
+        "the save kept attached, unchanged"
+    );
+    assert!(
+        app.world().resource::<Forced>().0.is_empty(),
+        "nothing forced out"
+    );
+    // other containers go on being written around it
+    let bag = app
+        .world()
+        .resource::<PersistentEntities>()
+        .get("bag-0")
+        .expect("bag-0 is spawned");
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(bag, "berries", 2)));
+    for _ in 0..3 {
+        app.update();
+    }
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("reopens");
+    assert_eq!(row(&db, "vault"), before, "the vault's row is as it was");
+    assert_ne!(row(&db, "bag-0"), bag_before, "bag-0's delivery is written");
+    let pickups = db.pickups().len();
+    drop(db);
+
+    // under its old capacity again, the vault loads whole
+    std::fs::write(dir.join("vault.adoption.json"), &text).expect("writes");
+    let mut app = app_with(&dir, &file);
+    until_ready(&mut app);
+    let vault = app
+        .world()
+        .resource::<PersistentEntities>()
+        .get("vault")
+        .expect("the vault is spawned");
+    let contents = app
+        .world()
+        .get::<ContainerContents>(vault)
+        .expect("a container");
+    assert_eq!(contents.count("relic"), 3, "every relic is back");
+    close(app);
+    assert_eq!(
+        ContainerDatabase::open(&file)
+            .expect("reopens")
+            .pickups()
+            .len(),
+        pickups,
+        "nothing dropped"
+    );
+}
+
 /// Replaces the loaded vault adoption with `text` (as a hot reload does),
 /// under a new id; returns the id's hash.
 fn reload_vault(app: &mut App, text: &str) -> String {
