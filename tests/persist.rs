@@ -876,6 +876,58 @@ fn a_changed_adoption_migrates_what_the_file_holds_and_reports_it() {
     );
 }
 
+#[test]
+fn what_leaves_or_is_renamed_in_the_first_frame_after_a_load_leaves_no_row_behind() {
+    let (dir, file, mut first) = fresh_world("first-frame");
+    first.world_mut().spawn((
+        LoosePickup {
+            item: "berries".into(),
+            amount: 3,
+            props: Props::EMPTY,
+        },
+        Transform::from_xyz(1.0, 0.0, 0.0),
+    ));
+    first.update();
+    close(first);
+    let db = ContainerDatabase::open(&file).expect("opens");
+    assert_eq!(db.pickups().len(), 1, "the pickup is in the file");
+    // in the very first frame, before anything was handed over: the
+    // pickup is picked up (it leaves), bag-0 is renamed, bag-1 loses its id
+    let mut app = app(&dir, Some(db));
+    keep_adoptions(app.world_mut());
+    app.add_systems(
+        Update,
+        |mut commands: Commands,
+         ids: Res<PersistentEntities>,
+         pickups: Query<Entity, With<LoosePickup>>,
+         mut done: Local<bool>| {
+            if std::mem::replace(&mut *done, true) {
+                return;
+            }
+            for p in &pickups {
+                commands.entity(p).despawn();
+            }
+            let (Some(bag0), Some(bag1)) = (ids.get("bag-0"), ids.get("bag-1")) else {
+                panic!("the bags were loaded before the first frame's systems");
+            };
+            commands
+                .entity(bag0)
+                .insert(PersistentId::new("bag-renamed"));
+            commands.entity(bag1).remove::<PersistentId>();
+        },
+    );
+    until_ready(&mut app);
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("reopens");
+    assert!(db.pickups().is_empty(), "the pickup's row went with it");
+    let ids: Vec<&str> = db.containers().iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["bag-2", "bag-3", "bag-renamed", "vault"],
+        "one row per container, under its id now"
+    );
+}
+
 #[derive(Resource, Default)]
 struct Forced(Vec<Cause>);
 

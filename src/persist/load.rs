@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use bevy::prelude::*;
 
+use super::track::Table;
 use super::{ContainerRow, PersistentId, PickupRow};
 use crate::plugin::{Container, ContainerContents, LoosePickup, OverflowStore};
 
@@ -82,6 +83,7 @@ pub(super) fn spawn_persisted(
                 ContainerContents::with_pending(row.contents),
             ))
             .id();
+        tracked.loaded(e, &row.id, Table::Containers);
         ids.by_id.insert(row.id.clone(), e);
         links.push((e, row.store));
     }
@@ -103,6 +105,7 @@ pub(super) fn spawn_persisted(
                 Transform::from_translation(row.translation),
             ))
             .id();
+        tracked.loaded(e, &row.id, Table::Pickups);
         ids.by_id.insert(row.id, e);
     }
     commands.remove_resource::<Loaded>();

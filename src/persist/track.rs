@@ -63,9 +63,31 @@ pub(crate) struct Tracked {
     /// Whether the first hand-over has looked at every id (those inserted
     /// before the plugin was added were not listed).
     scanned: bool,
+    /// The keys of the entities loaded from the file, named in the next
+    /// batch: a loaded entity that leaves, or is renamed, before the first
+    /// hand-over still has its row deleted.
+    unsent: Vec<(u64, Box<str>)>,
 }
 
 impl Tracked {
+    /// Records `e`, just loaded from the file under `id` in `table`: it has
+    /// a row, so it is tracked from the start, not from the first
+    /// hand-over.
+    pub(super) fn loaded(&mut self, e: Entity, id: &str, table: Table) {
+        let key = self.next_key;
+        self.next_key += 1;
+        self.unsent.push((key, id.into()));
+        self.ids.insert(
+            e,
+            Entry {
+                key,
+                id: id.into(),
+                table,
+                adoption: None,
+            },
+        );
+    }
+
     /// The shared copy of the adoption at `path` with id `id` and rules
     /// `rules`, made when there is none.
     fn adoption(&mut self, path: String, id: &AdoptionId, rules: &Arc<Rules>) -> Arc<AdoptionRef> {
@@ -151,6 +173,7 @@ pub(super) fn hand_over(
     writer.frame += 1;
     let tracked = &mut *tracked;
     let mut batch = writer.batch(writer.frame);
+    batch.names.append(&mut tracked.unsent);
     // the ids inserted since the last hand-over (on the first, every id)
     let mut named = std::mem::take(&mut tracked.named);
     if !tracked.scanned {
