@@ -928,6 +928,170 @@ fn what_leaves_or_is_renamed_in_the_first_frame_after_a_load_leaves_no_row_behin
     );
 }
 
+fn spawn_pickup(world: &mut World, item: &str, amount: u32, at: Vec3) -> Entity {
+    world
+        .spawn((
+            LoosePickup {
+                item: item.into(),
+                amount,
+                props: Props::EMPTY,
+            },
+            Transform::from_translation(at),
+        ))
+        .id()
+}
+
+#[test]
+fn what_the_file_could_not_read_back_is_not_written_and_the_file_still_opens() {
+    let (_dir, file, mut app) = fresh_world("unwritable");
+    let world = app.world_mut();
+    let lost = spawn_pickup(world, "berries", 2, Vec3::new(f32::NAN, 0.0, 0.0));
+    spawn_pickup(world, "Berry Bush", 1, Vec3::ZERO);
+    let emptied = spawn_pickup(world, "ore", 4, Vec3::X);
+    let long = "x".repeat(300);
+    let adoption = world.resource::<AssetServer>().load("bag.adoption.json");
+    world.spawn((
+        PersistentId::new(long.as_str()),
+        Container::new(adoption),
+        Transform::default(),
+    ));
+    app.update();
+    app.update();
+    // the NaN pickup moves somewhere real: written from then on
+    app.world_mut()
+        .entity_mut(lost)
+        .insert(Transform::from_xyz(5.0, 0.0, 0.0));
+    // the ore pickup is emptied: its row goes
+    app.world_mut()
+        .get_mut::<LoosePickup>(emptied)
+        .expect("a pickup")
+        .amount = 0;
+    app.update();
+    app.world()
+        .resource::<DatabaseWriter>()
+        .flush()
+        .expect("the writer still writes");
+    let emptied_id = app
+        .world()
+        .get::<PersistentId>(emptied)
+        .expect("named")
+        .0
+        .clone();
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("the file opens again");
+    let pickups: Vec<(&str, u32, Vec3)> = db
+        .pickups()
+        .iter()
+        .map(|p| (p.item.as_str(), p.amount, p.translation))
+        .collect();
+    assert_eq!(
+        pickups,
+        [("berries", 2, Vec3::new(5.0, 0.0, 0.0))],
+        "only what reads back"
+    );
+    assert!(db.containers().iter().all(|r| r.id != long));
+    assert!(db.pickups().iter().all(|p| p.id != emptied_id));
+    drop(db);
+
+    // the emptied pickup holds items again: written again
+    let dir = file.parent().expect("a folder").to_path_buf();
+    let mut app = app_with(&dir, &file);
+    until_ready(&mut app);
+    let e = spawn_pickup(app.world_mut(), "ore", 1, Vec3::Y);
+    app.update();
+    app.world_mut()
+        .get_mut::<LoosePickup>(e)
+        .expect("a pickup")
+        .amount = 0;
+    app.update();
+    app.world_mut()
+        .get_mut::<LoosePickup>(e)
+        .expect("a pickup")
+        .amount = 6;
+    app.update();
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("opens");
+    let ore: Vec<u32> = db
+        .pickups()
+        .iter()
+        .filter(|p| p.item == "ore")
+        .map(|p| p.amount)
+        .collect();
+    assert_eq!(ore, [6], "written again under a new key");
+}
+
+#[test]
+fn ids_already_taken_are_not_given_twice_and_a_freed_id_is_taken_up() {
+    let (_dir, file, mut app) = fresh_world("taken-ids");
+    let world = app.world_mut();
+    // the game names a pickup as the plugin would name the next one
+    let named = spawn_pickup(world, "ore", 1, Vec3::X);
+    world
+        .entity_mut(named)
+        .insert(PersistentId::new("pickup-1"));
+    app.update();
+    let unnamed = spawn_pickup(app.world_mut(), "gem", 1, Vec3::Y);
+    app.update();
+    app.update();
+    let given = app
+        .world()
+        .get::<PersistentId>(unnamed)
+        .expect("named by the plugin")
+        .0
+        .clone();
+    assert_ne!(given, "pickup-1", "a number not taken");
+    // a second vault under the vault's id: not persisted while the first
+    // holds it, persisted once the first is gone
+    let adoption = app
+        .world()
+        .resource::<AssetServer>()
+        .load("vault.adoption.json");
+    let second = app
+        .world_mut()
+        .spawn((
+            PersistentId::new("vault"),
+            Container::new(adoption),
+            Transform::default(),
+        ))
+        .id();
+    until_ready(&mut app);
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(second, "gem", 1)));
+    app.update();
+    let old = app
+        .world()
+        .resource::<PersistentEntities>()
+        .get("vault")
+        .expect("the first vault");
+    assert_ne!(old, second, "the first holds the id");
+    app.world_mut().entity_mut(old).despawn();
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(
+        app.world().resource::<PersistentEntities>().get("vault"),
+        Some(second),
+        "the second vault took the id up"
+    );
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("opens");
+    let ids: Vec<&str> = db.pickups().iter().map(|p| p.id.as_str()).collect();
+    assert!(
+        ids.contains(&"pickup-1") && ids.contains(&given.as_str()),
+        "{ids:?}"
+    );
+    let vault = db
+        .containers()
+        .iter()
+        .find(|r| r.id == "vault")
+        .expect("the vault's row");
+    assert_eq!(
+        vault.contents.slots.iter().flatten().count(),
+        1,
+        "the second vault's gem"
+    );
+}
+
 #[derive(Resource, Default)]
 struct Forced(Vec<Cause>);
 

@@ -78,6 +78,21 @@ fn key_of(row: &Row) -> String {
     }
 }
 
+/// Why a pickup with `item` at `at` could not be read back from the file,
+/// if it could not: the hand-over does not write it (the file must open
+/// again), where the reader would refuse the whole file.
+pub(super) fn unwritable_pickup(item: &str, at: Vec3) -> Option<String> {
+    if !crate::adoption::source::fields::is_kebab(item) {
+        return Some(format!(
+            "its item \"{item}\" is not a kebab-case type (container-1 names types in kebab-case)"
+        ));
+    }
+    if !at.is_finite() {
+        return Some(format!("its position {at} is not finite"));
+    }
+    None
+}
+
 fn check_id(id: &str) -> Result<(), String> {
     if id.is_empty() || id.len() > LONGEST_ID {
         return Err(format!("column id must be 1 to {LONGEST_ID} bytes of text"));

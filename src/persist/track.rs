@@ -14,6 +14,7 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 
 use super::load::PersistentEntities;
+use super::rows::LONGEST_ID;
 use super::writer::{AdoptionRef, Batch, ContainerWrite};
 use super::{DatabaseWriter, PersistentId, PickupRow};
 use crate::plugin::{AdoptionAsset, Container, ContainerContents, LoosePickup, OverflowStore};
@@ -227,6 +228,30 @@ pub(super) fn hand_over(
     }
     named.clear();
     tracked.named = named;
+    // an entity left unpersisted because another held its id is named
+    // again once the id is free (inserting the id again lists it, and
+    // marks it changed, for the next hand-over)
+    if !tracked.warned.is_empty() {
+        let free: Vec<(Entity, String)> = tracked
+            .warned
+            .iter()
+            .filter_map(|&w| ids.get(w).ok())
+            .filter(|(w, id, _)| {
+                !tracked.ids.contains_key(w)
+                    && !id.0.is_empty()
+                    && id.0.len() <= LONGEST_ID
+                    && entities
+                        .by_id
+                        .get(&id.0)
+                        .is_none_or(|holder| !tracked.ids.contains_key(holder))
+            })
+            .map(|(w, id, _)| (w, id.0.clone()))
+            .collect();
+        for (w, id) in free {
+            tracked.warned.retain(|&x| x != w);
+            commands.entity(w).insert(PersistentId(id));
+        }
+    }
     also.extend(store_changed.iter().chain(gone_stores.read()));
     if !relink.is_empty() {
         relink.sort();
@@ -261,15 +286,39 @@ pub(super) fn hand_over(
         }
         if id.is_none() {
             // a pickup the plugin (or the game) spawned: it gets the next
-            // number, kept in the same transaction
-            let id = format!("pickup-{}", tracked.next_pickup);
+            // number not taken (a game may have named one `pickup-7`),
+            // kept in the same transaction
+            let mut id = format!("pickup-{}", tracked.next_pickup);
+            while entities.by_id.contains_key(&id) {
+                tracked.next_pickup += 1;
+                id = format!("pickup-{}", tracked.next_pickup);
+            }
             tracked.next_pickup += 1;
             commands.entity(e).insert(PersistentId(id.clone()));
             claim(tracked, &mut entities, &mut batch, e, &id, Table::Pickups);
         }
-        let Some(entry) = tracked.ids.get(&e) else {
+        let Some(entry) = tracked.ids.get_mut(&e) else {
             return;
         };
+        if pickup.amount == 0 {
+            // it holds nothing: its row goes, and a new key names it should
+            // it hold items again (a deleted key is never used again)
+            batch.pickups.push((entry.key, None));
+            entry.key = tracked.next_key;
+            tracked.next_key += 1;
+            batch.names.push((entry.key, entry.id.clone()));
+            return;
+        }
+        if let Some(why) = super::rows::unwritable_pickup(&pickup.item, transform.translation) {
+            if !tracked.warned.contains(&e) {
+                tracked.warned.push(e);
+                warn!(
+                    "the pickup {e} (\"{}\") is not written to the database: {why}; its last row, if any, stays",
+                    entry.id
+                );
+            }
+            return;
+        }
         batch.pickups.push((
             entry.key,
             Some(PickupRow {
@@ -367,6 +416,17 @@ fn claim(
     id: &str,
     table: Table,
 ) {
+    // the file could not read it back: the whole file would be refused
+    if id.is_empty() || id.len() > LONGEST_ID {
+        if !tracked.warned.contains(&e) {
+            tracked.warned.push(e);
+            warn!(
+                "{e} has a persistent id of {} bytes; an id is 1 to {LONGEST_ID} bytes, so it is not persisted under it (the rows of an id it held before stay)",
+                id.len()
+            );
+        }
+        return;
+    }
     if let Some(&other) = entities.by_id.get(id)
         && other != e
         && tracked.ids.contains_key(&other)
