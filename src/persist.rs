@@ -268,7 +268,7 @@ impl ContainerDatabase {
         let name = path.display().to_string();
         let (frame, next_pickup) = rows::read_frame(&connection, &name)?;
         let containers = rows::read_containers(&connection, &name)?;
-        let pickups = rows::read_pickups(&connection, &name)?;
+        let pickups = rows::read_pickups(&connection, &name, &containers)?;
         Ok(ContainerDatabase {
             path,
             connection,

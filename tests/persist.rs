@@ -653,7 +653,7 @@ fn row_error(file: &Path) -> (&'static str, String, String) {
 #[test]
 fn a_hand_edited_row_is_refused_with_its_table_and_key_and_nothing_loads() {
     let (_dir, file) = written_file("edited");
-    let cases: [(&str, &str, &str, &str); 7] = [
+    let cases: [(&str, &str, &str, &str); 8] = [
         (
             "UPDATE containers SET contents = '{\"format\": 1, \"slots\": [' WHERE id = 'vault'",
             "containers",
@@ -689,6 +689,12 @@ fn a_hand_edited_row_is_refused_with_its_table_and_key_and_nothing_loads() {
             "pickups",
             "pickup-997",
             "not a kebab-case item type",
+        ),
+        (
+            "INSERT INTO pickups VALUES ('vault', 'ore', 1, 0, 0, 0, '')",
+            "pickups",
+            "vault",
+            "also a container's id",
         ),
         (
             "INSERT INTO pickups VALUES ('pickup-996', 'ore', 1, 0, 0, 0, '{\"q\":1e400}')",
@@ -739,8 +745,13 @@ fn a_truncated_or_foreign_file_is_refused_as_damaged() {
     // another program's database
     let foreign = dir.join("foreign.db");
     edit(&foreign, "CREATE TABLE songs (title TEXT);");
+    let before = std::fs::read(&foreign).expect("reads");
     let e = ContainerDatabase::open(&foreign).err().expect("refused");
     assert!(matches!(e, DatabaseError::Damaged { .. }), "{e}");
+    assert!(
+        std::fs::read(&foreign).expect("reads") == before,
+        "a refused file is left as it was (not switched to WAL)"
+    );
 }
 
 #[test]

@@ -181,8 +181,13 @@ fn container(row: &Row) -> Result<ContainerRow, String> {
     })
 }
 
-/// Every loose pickup, sorted by id.
-pub(super) fn read_pickups(c: &Connection, path: &str) -> Result<Vec<PickupRow>, DatabaseError> {
+/// Every loose pickup, sorted by id; no id may also be a container's
+/// (`containers`, sorted by id): one id names one entity.
+pub(super) fn read_pickups(
+    c: &Connection,
+    path: &str,
+    containers: &[ContainerRow],
+) -> Result<Vec<PickupRow>, DatabaseError> {
     let mut statement = c
         .prepare("SELECT id, item, amount, props, x, y, z FROM pickups ORDER BY id")
         .map_err(|e| error(path, e))?;
@@ -191,6 +196,19 @@ pub(super) fn read_pickups(c: &Connection, path: &str) -> Result<Vec<PickupRow>,
     while let Some(row) = rows.next().map_err(|e| error(path, e))? {
         let key = key_of(row);
         out.push(pickup(row).map_err(|m| row_error(path, "pickups", &key, m))?);
+    }
+    for p in &out {
+        if containers
+            .binary_search_by(|r| r.id.as_str().cmp(&p.id))
+            .is_ok()
+        {
+            return Err(row_error(
+                path,
+                "pickups",
+                &p.id,
+                format!("column id \"{}\" is also a container's id", p.id),
+            ));
+        }
     }
     Ok(out)
 }

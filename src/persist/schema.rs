@@ -84,6 +84,9 @@ pub(super) fn open(path: &Path) -> Result<Connection, DatabaseError> {
     connection
         .pragma_update(None, "locking_mode", "EXCLUSIVE")
         .map_err(e)?;
+    // a file this build will not use is refused before anything in it
+    // changes (entering WAL rewrites the file's header)
+    check_version(&connection, &name)?;
     let mode: String = connection
         .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
         .map_err(e)?;
@@ -97,12 +100,11 @@ pub(super) fn open(path: &Path) -> Result<Connection, DatabaseError> {
     Ok(connection)
 }
 
-fn migrate(connection: &mut Connection, name: &str) -> Result<(), DatabaseError> {
+/// The file's schema version, when this build can use the file: not a
+/// newer version, not another program's tables.
+fn check_version(connection: &Connection, name: &str) -> Result<i64, DatabaseError> {
     let e = |e| error(name, e);
-    let tx = connection
-        .transaction_with_behavior(rusqlite::TransactionBehavior::Exclusive)
-        .map_err(e)?;
-    let version: i64 = tx
+    let version: i64 = connection
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(e)?;
     if version > SCHEMA_VERSION {
@@ -119,7 +121,7 @@ fn migrate(connection: &mut Connection, name: &str) -> Result<(), DatabaseError>
         });
     }
     if version == 0 {
-        let tables: i64 = tx
+        let tables: i64 = connection
             .query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
                 [],
@@ -135,6 +137,16 @@ fn migrate(connection: &mut Connection, name: &str) -> Result<(), DatabaseError>
             });
         }
     }
+    Ok(version)
+}
+
+fn migrate(connection: &mut Connection, name: &str) -> Result<(), DatabaseError> {
+    let e = |e| error(name, e);
+    let tx = connection
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Exclusive)
+        .map_err(e)?;
+    // checked again inside the transaction that migrates
+    let version = check_version(&tx, name)?;
     for (from, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
         tx.execute_batch(sql).map_err(e)?;
         tx.pragma_update(None, "user_version", from as i64 + 1)
