@@ -230,7 +230,7 @@ pub enum DatabaseError {
     },
     /// Writing a frame failed; the file holds the frame before.
     #[error(
-        "{path}: writing frame {frame} failed ({message}); the file holds the last frame written"
+        "{path}: writing frame {frame} failed ({message}); the file holds the last frame written, and no later frame is written: free disk space or fix the file's permissions, then restart the server to go on from that frame"
     )]
     Write {
         /// The file.

@@ -473,7 +473,9 @@ fn writer_behind(name: &str, scheduling: WriterScheduling) {
     let dir = folder(name);
     let file = dir.join("world.db");
     // a queue of one frame and a flush to disk per transaction: the writer
-    // falls behind the game
+    // may fall behind the game (how often depends on the disk; the
+    // writer's own test stalls it to be sure frames merge and the game
+    // waits), and the file must still be the world
     let db = ContainerDatabase::open(&file)
         .expect("new")
         .queue(1)
@@ -751,6 +753,16 @@ fn a_truncated_or_foreign_file_is_refused_as_damaged() {
     assert!(
         std::fs::read(&foreign).expect("reads") == before,
         "a refused file is left as it was (not switched to WAL)"
+    );
+    // one of ours with a table gone
+    let (_dir, dropped) = written_file("dropped-table");
+    edit(&dropped, "DROP TABLE pickups;");
+    let e = ContainerDatabase::open(&dropped).err().expect("refused");
+    assert!(matches!(e, DatabaseError::Damaged { .. }), "{e}");
+    let shown = e.to_string();
+    assert!(
+        shown.contains("table pickups") && shown.contains("backup"),
+        "names the table and the fix: {shown}"
     );
 }
 

@@ -59,6 +59,20 @@ fn column<T: rusqlite::types::FromSql>(row: &Row, name: &str) -> Result<T, Strin
     })
 }
 
+/// What SQLite said while reading `table`: a table or column missing, or
+/// a page that does not read, is a damaged file, named with the table.
+fn table_error(path: &str, table: &str, e: rusqlite::Error) -> DatabaseError {
+    match error(path, e) {
+        DatabaseError::Open { path, message } | DatabaseError::Damaged { path, message } => {
+            DatabaseError::Damaged {
+                path,
+                message: format!("table {table}: {message}"),
+            }
+        }
+        other => other,
+    }
+}
+
 fn row_error(path: &str, table: &'static str, key: &str, message: String) -> DatabaseError {
     DatabaseError::Row {
         path: path.to_string(),
@@ -112,7 +126,7 @@ pub(super) fn read_frame(c: &Connection, path: &str) -> Result<(u64, u64), Datab
         Err(rusqlite::Error::QueryReturnedNoRows) => {
             return Err(row_error(path, "frame", "0", "the row is missing".into()));
         }
-        Err(e) => return Err(error(path, e)),
+        Err(e) => return Err(table_error(path, "frame", e)),
     };
     let bad = |m: String| row_error(path, "frame", "0", m);
     let frame = frame.map_err(bad)?;
@@ -132,10 +146,15 @@ pub(super) fn read_containers(
 ) -> Result<Vec<ContainerRow>, DatabaseError> {
     let mut statement = c
         .prepare("SELECT id, adoption, contents, store FROM containers ORDER BY id")
-        .map_err(|e| error(path, e))?;
-    let mut rows = statement.query([]).map_err(|e| error(path, e))?;
+        .map_err(|e| table_error(path, "containers", e))?;
+    let mut rows = statement
+        .query([])
+        .map_err(|e| table_error(path, "containers", e))?;
     let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(|e| error(path, e))? {
+    while let Some(row) = rows
+        .next()
+        .map_err(|e| table_error(path, "containers", e))?
+    {
         let key = key_of(row);
         out.push(container(row).map_err(|m| row_error(path, "containers", &key, m))?);
     }
@@ -190,10 +209,12 @@ pub(super) fn read_pickups(
 ) -> Result<Vec<PickupRow>, DatabaseError> {
     let mut statement = c
         .prepare("SELECT id, item, amount, props, x, y, z FROM pickups ORDER BY id")
-        .map_err(|e| error(path, e))?;
-    let mut rows = statement.query([]).map_err(|e| error(path, e))?;
+        .map_err(|e| table_error(path, "pickups", e))?;
+    let mut rows = statement
+        .query([])
+        .map_err(|e| table_error(path, "pickups", e))?;
     let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(|e| error(path, e))? {
+    while let Some(row) = rows.next().map_err(|e| table_error(path, "pickups", e))? {
         let key = key_of(row);
         out.push(pickup(row).map_err(|m| row_error(path, "pickups", &key, m))?);
     }

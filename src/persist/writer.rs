@@ -615,6 +615,76 @@ mod tests {
         }
     }
 
+    /// A frame with nothing in it but its number.
+    fn frame(frame: u64) -> Batch {
+        Batch {
+            frame,
+            next_pickup: 1,
+            ..Batch::default()
+        }
+    }
+
+    #[test]
+    fn frames_that_wait_are_merged_and_a_full_queue_holds_the_game_back() {
+        let dir = std::env::temp_dir().join(format!(
+            "bevy_container-writer-merge-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temp folder");
+        let db = super::super::ContainerDatabase::open(dir.join("world.db"))
+            .expect("a new file")
+            .queue(2);
+        let (_, writer) = start(db);
+        let mut game = writer.inner;
+        let shared = game.shared.clone();
+        // a helper holds the writer's spare batches: once the writer has
+        // written a frame it waits for them, as a slow disk would keep it
+        let (held, hold) = std::sync::mpsc::channel();
+        let (about_to_wait, wait) = std::sync::mpsc::channel::<()>();
+        let helper = {
+            let shared = shared.clone();
+            std::thread::spawn(move || {
+                let spare = shared.spare.lock().unwrap_or_else(PoisonError::into_inner);
+                held.send(()).expect("the test waits for this");
+                // the game is about to hand over a frame with the queue
+                // full: let it wait a while before the writer goes on
+                let _ = wait.recv();
+                std::thread::sleep(Duration::from_millis(1000));
+                drop(spare);
+            })
+        };
+        hold.recv().expect("held");
+        game.send(frame(1));
+        // the writer takes frame 1 and stops after writing it
+        let taken = (0..10_000).any(|_| {
+            std::thread::sleep(Duration::from_millis(1));
+            shared.queue().batches.is_empty()
+        });
+        assert!(taken, "the writer took frame 1");
+        game.send(frame(2));
+        game.send(frame(3));
+        assert_eq!(game.waits, 0, "two frames fit in a queue of two");
+        about_to_wait.send(()).expect("the helper listens");
+        // the queue is full: the game waits for the writer to take it
+        game.send(frame(4));
+        assert_eq!(game.waits, 1, "the game waited for room");
+        game.flush().expect("written");
+        helper.join().expect("the helper ends");
+        let stats = game.stats();
+        assert_eq!(stats.written_frame, 4, "every frame written");
+        assert_eq!(
+            (stats.transactions, stats.merged_frames),
+            (3, 1),
+            "frames 2 and 3 waited together and were written as one: {stats:?}"
+        );
+        drop(game);
+        let db = super::super::ContainerDatabase::open(dir.join("world.db")).expect("reopens");
+        assert_eq!(db.frame(), 4, "the file is at the last frame");
+        drop(db);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_writer_thread_that_ends_normally_sets_no_error() {
         let shared = Shared::default();
