@@ -969,6 +969,7 @@ fn what_the_file_could_not_read_back_is_not_written_and_the_file_still_opens() {
     let (_dir, file, mut app) = fresh_world("unwritable");
     let world = app.world_mut();
     let lost = spawn_pickup(world, "berries", 2, Vec3::new(f32::NAN, 0.0, 0.0));
+    spawn_pickup(world, "gem", 1, Vec3::new(0.0, f32::INFINITY, 0.0));
     spawn_pickup(world, "Berry Bush", 1, Vec3::ZERO);
     let emptied = spawn_pickup(world, "ore", 4, Vec3::X);
     let long = "x".repeat(300);
@@ -1002,15 +1003,19 @@ fn what_the_file_could_not_read_back_is_not_written_and_the_file_still_opens() {
         .clone();
     close(app);
     let db = ContainerDatabase::open(&file).expect("the file opens again");
-    let pickups: Vec<(&str, u32, Vec3)> = db
+    let mut pickups: Vec<(&str, u32, Vec3)> = db
         .pickups()
         .iter()
         .map(|p| (p.item.as_str(), p.amount, p.translation))
         .collect();
+    pickups.sort_by(|a, b| a.0.cmp(b.0));
     assert_eq!(
         pickups,
-        [("berries", 2, Vec3::new(5.0, 0.0, 0.0))],
-        "only what reads back"
+        [
+            ("berries", 2, Vec3::new(5.0, 0.0, 0.0)),
+            ("gem", 1, Vec3::ZERO)
+        ],
+        "every item the file can hold, a position it cannot at the origin"
     );
     assert!(db.containers().iter().all(|r| r.id != long));
     assert!(db.pickups().iter().all(|p| p.id != emptied_id));
@@ -1112,6 +1117,83 @@ fn ids_already_taken_are_not_given_twice_and_a_freed_id_is_taken_up() {
         vault.contents.slots.iter().flatten().count(),
         1,
         "the second vault's gem"
+    );
+}
+
+#[test]
+fn an_entity_renamed_onto_a_taken_id_keeps_its_row_until_the_id_is_free() {
+    let (_dir, file, mut app) = fresh_world("renamed-onto-taken");
+    let ids = by_id(app.world_mut());
+    let (bag0, bag1) = (ids["bag-0"], ids["bag-1"]);
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(bag0, "ore", 3)));
+    app.update();
+    // bag-1 holds the id: bag-0 keeps its row (and its ore) under bag-0
+    app.world_mut()
+        .entity_mut(bag0)
+        .insert(PersistentId::new("bag-1"));
+    app.update();
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(bag0, "ore", 1)));
+    app.update();
+    let held = app.world().resource::<PersistentEntities>().clone();
+    assert_eq!(held.get("bag-1"), Some(bag1), "the first holder keeps it");
+    assert_eq!(
+        held.get("bag-0"),
+        Some(bag0),
+        "bag-0's row is still its own"
+    );
+    // bag-1 leaves: bag-0 takes the id up, and its old row goes
+    app.world_mut().entity_mut(bag1).despawn();
+    for _ in 0..3 {
+        app.update();
+    }
+    let held = app.world().resource::<PersistentEntities>().clone();
+    assert_eq!(held.get("bag-1"), Some(bag0));
+    assert_eq!(held.get("bag-0"), None);
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("opens");
+    let ore = |id: &str| {
+        db.containers().iter().find(|r| r.id == id).map(|r| {
+            r.contents
+                .slots
+                .iter()
+                .flatten()
+                .filter(|s| s.item.as_str() == "ore")
+                .map(|s| s.amount)
+                .sum::<u32>()
+        })
+    };
+    assert_eq!(ore("bag-0"), None, "the old row is gone");
+    assert_eq!(ore("bag-1"), Some(4), "bag-0's ore, under its new id");
+}
+
+#[test]
+fn a_pickup_that_becomes_a_container_under_its_id_leaves_one_row() {
+    let (_dir, file, mut app) = fresh_world("pickup-to-container");
+    let p = spawn_pickup(app.world_mut(), "ore", 2, Vec3::X);
+    app.update();
+    app.update();
+    let id = app.world().get::<PersistentId>(p).expect("named").0.clone();
+    let adoption = app
+        .world()
+        .resource::<AssetServer>()
+        .load("vault.adoption.json");
+    app.world_mut()
+        .entity_mut(p)
+        .remove::<LoosePickup>()
+        .insert(Container::new(adoption));
+    until_ready(&mut app);
+    app.update();
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("opens: the id is in one table");
+    assert!(
+        db.pickups().iter().all(|r| r.id != id),
+        "the pickup's row went"
+    );
+    assert!(
+        db.containers().iter().any(|r| r.id == id),
+        "the container's row is there"
     );
 }
 

@@ -62,13 +62,18 @@ fn column<T: rusqlite::types::FromSql>(row: &Row, name: &str) -> Result<T, Strin
 /// What SQLite said while reading `table`: a table or column missing, or
 /// a page that does not read, is a damaged file, named with the table.
 fn table_error(path: &str, table: &str, e: rusqlite::Error) -> DatabaseError {
+    // SQLite's plain error (no such table or column), not an input or
+    // output failure, which says to check the file where it is
+    let schema = e.sqlite_error_code() == Some(rusqlite::ErrorCode::Unknown);
     match error(path, e) {
-        DatabaseError::Open { path, message } | DatabaseError::Damaged { path, message } => {
-            DatabaseError::Damaged {
-                path,
-                message: format!("table {table}: {message}"),
-            }
-        }
+        DatabaseError::Damaged { path, message } => DatabaseError::Damaged {
+            path,
+            message: format!("table {table}: {message}"),
+        },
+        DatabaseError::Open { path, message } if schema => DatabaseError::Damaged {
+            path,
+            message: format!("table {table}: {message}"),
+        },
         other => other,
     }
 }
@@ -90,21 +95,6 @@ fn key_of(row: &Row) -> String {
         Ok(ValueRef::Real(f)) => f.to_string(),
         _ => "?".to_string(),
     }
-}
-
-/// Why a pickup with `item` at `at` could not be read back from the file,
-/// if it could not: the hand-over does not write it (the file must open
-/// again), where the reader would refuse the whole file.
-pub(super) fn unwritable_pickup(item: &str, at: Vec3) -> Option<String> {
-    if !crate::adoption::source::fields::is_kebab(item) {
-        return Some(format!(
-            "its item \"{item}\" is not a kebab-case type (container-1 names types in kebab-case)"
-        ));
-    }
-    if !at.is_finite() {
-        return Some(format!("its position {at} is not finite"));
-    }
-    None
 }
 
 fn check_id(id: &str) -> Result<(), String> {

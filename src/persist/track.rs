@@ -232,12 +232,15 @@ pub(super) fn hand_over(
     // again once the id is free (inserting the id again lists it, and
     // marks it changed, for the next hand-over)
     if !tracked.warned.is_empty() {
+        // those that left, or lost their id, are not looked at again
+        tracked.warned.retain(|&w| ids.contains(w));
         let free: Vec<(Entity, String)> = tracked
             .warned
             .iter()
             .filter_map(|&w| ids.get(w).ok())
             .filter(|(w, id, _)| {
-                !tracked.ids.contains_key(w)
+                // not (yet) persisted under the id it has now
+                tracked.ids.get(w).is_none_or(|entry| *entry.id != *id.0)
                     && !id.0.is_empty()
                     && id.0.len() <= LONGEST_ID
                     && entities
@@ -297,27 +300,46 @@ pub(super) fn hand_over(
             commands.entity(e).insert(PersistentId(id.clone()));
             claim(tracked, &mut entities, &mut batch, e, &id, Table::Pickups);
         }
-        let Some(entry) = tracked.ids.get_mut(&e) else {
+        let Tracked {
+            ids,
+            next_key,
+            warned,
+            ..
+        } = &mut *tracked;
+        let Some(entry) = ids.get_mut(&e) else {
             return;
         };
-        if pickup.amount == 0 {
-            // it holds nothing: its row goes, and a new key names it should
-            // it hold items again (a deleted key is never used again)
-            batch.pickups.push((entry.key, None));
-            entry.key = tracked.next_key;
-            tracked.next_key += 1;
-            batch.names.push((entry.key, entry.id.clone()));
+        // a container under this id until now: its row goes
+        if entry.table != Table::Pickups {
+            rekey(&mut batch, next_key, entry, Table::Pickups);
+        }
+        let kebab = crate::adoption::source::fields::is_kebab(&pickup.item);
+        if pickup.amount == 0 || !kebab {
+            // it holds nothing the file can hold (no items, or a type the
+            // file would refuse to read): its row goes, and a new key
+            // names it should it hold items again
+            if !kebab && !warned.contains(&e) {
+                warned.push(e);
+                warn!(
+                    "the pickup {e} (\"{}\") is not written to the database: its item \"{}\" is not a kebab-case type (container-1 names types in kebab-case)",
+                    entry.id, pickup.item
+                );
+            }
+            rekey(&mut batch, next_key, entry, Table::Pickups);
             return;
         }
-        if let Some(why) = super::rows::unwritable_pickup(&pickup.item, transform.translation) {
-            if !tracked.warned.contains(&e) {
-                tracked.warned.push(e);
+        let mut translation = transform.translation;
+        if !translation.is_finite() {
+            // the file holds finite positions: the items are kept, at the
+            // origin, rather than lost or left at an older count
+            if !warned.contains(&e) {
+                warned.push(e);
                 warn!(
-                    "the pickup {e} (\"{}\") is not written to the database: {why}; its last row, if any, stays",
+                    "the pickup {e} (\"{}\") is at {translation}, not a finite position: it is written at the origin",
                     entry.id
                 );
             }
-            return;
+            translation = Vec3::ZERO;
         }
         batch.pickups.push((
             entry.key,
@@ -326,7 +348,7 @@ pub(super) fn hand_over(
                 item: pickup.item.clone(),
                 amount: pickup.amount,
                 props: pickup.props.clone(),
-                translation: transform.translation,
+                translation,
             }),
         ));
     });
@@ -350,6 +372,12 @@ fn write_container(
     // not loaded yet (or its save refused): its row stays as it is; the
     // adoption's stamp is read, not its text: the stamp lies beside the
     // engine's head, the text further into the component
+    // a pickup under this id until now: its row goes, at once
+    if let Some(entry) = tracked.ids.get_mut(&e)
+        && entry.table != Table::Containers
+    {
+        rekey(batch, &mut tracked.next_key, entry, Table::Containers);
+    }
     let (Some(engine), Some(stamp)) = (contents.engine(), contents.state.adoption_stamp()) else {
         return;
     };
@@ -398,6 +426,18 @@ fn write_container(
     ));
 }
 
+/// Deletes `entry`'s row and names the entity under a new key in `table`:
+/// the next row written for it starts afresh (a deleted key is never used
+/// again).
+fn rekey(batch: &mut Batch, next_key: &mut u64, entry: &mut Entry, table: Table) {
+    forget(batch, entry.key, entry.table);
+    entry.key = *next_key;
+    *next_key += 1;
+    entry.table = table;
+    entry.adoption = None;
+    batch.names.push((entry.key, entry.id.clone()));
+}
+
 /// Deletes the row of `key` in `table`.
 fn forget(batch: &mut Batch, key: u64, table: Table) {
     match table {
@@ -434,7 +474,7 @@ fn claim(
         if !tracked.warned.contains(&e) {
             tracked.warned.push(e);
             warn!(
-                "{e} has the persistent id \"{id}\" of {other}; it is not persisted until the id is its own"
+                "{e} has the persistent id \"{id}\" of {other}; it is not persisted under it until the id is its own (its row under an earlier id, if any, is kept up to date meanwhile)"
             );
         }
         return;
