@@ -369,21 +369,19 @@ fn write_container(
     container: &Container,
     store: Option<&OverflowStore>,
 ) {
-    // not loaded yet (or its save refused): its row stays as it is; the
-    // adoption's stamp is read, not its text: the stamp lies beside the
-    // engine's head, the text further into the component
-    // a pickup under this id until now: its row goes, at once
-    if let Some(entry) = tracked.ids.get_mut(&e)
-        && entry.table != Table::Containers
-    {
-        rekey(batch, &mut tracked.next_key, entry, Table::Containers);
-    }
-    let (Some(engine), Some(stamp)) = (contents.engine(), contents.state.adoption_stamp()) else {
-        return;
-    };
     let store = store.and_then(|s| tracked.ids.get(&s.0)).map(|s| s.key);
     // an entity whose id another holds is not persisted
     let Some(entry) = tracked.ids.get_mut(&e) else {
+        return;
+    };
+    // a pickup under this id until now: its row goes, at once
+    if entry.table != Table::Containers {
+        rekey(batch, &mut tracked.next_key, entry, Table::Containers);
+    }
+    // not loaded yet (or its save refused): its row stays as it is; the
+    // adoption's stamp is read, not its text: the stamp lies beside the
+    // engine's head, the text further into the component
+    let (Some(engine), Some(stamp)) = (contents.engine(), contents.state.adoption_stamp()) else {
         return;
     };
     let key = entry.key;
