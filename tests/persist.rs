@@ -1086,11 +1086,7 @@ fn ids_already_taken_are_not_given_twice_and_a_freed_id_is_taken_up() {
     app.world_mut()
         .write_message(ContainerRequest::from(Deliver::new(second, "gem", 1)));
     app.update();
-    let old = app
-        .world()
-        .resource::<PersistentEntities>()
-        .get("vault")
-        .expect("the first vault");
+    let old = persisted(&app, "vault");
     assert_ne!(old, second, "the first holds the id");
     app.world_mut().entity_mut(old).despawn();
     for _ in 0..3 {
@@ -1257,11 +1253,7 @@ fn a_refused_migration_keeps_its_row_unchanged_and_is_reported() {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
-    let vault = app
-        .world()
-        .resource::<PersistentEntities>()
-        .get("vault")
-        .expect("the vault is spawned");
+    let vault = persisted(&app, "vault");
     assert_eq!(
         app.world().resource::<Refused>().0,
         [vault],
@@ -1282,11 +1274,7 @@ fn a_refused_migration_keeps_its_row_unchanged_and_is_reported() {
         "nothing forced out"
     );
     // other containers go on being written around it
-    let bag = app
-        .world()
-        .resource::<PersistentEntities>()
-        .get("bag-0")
-        .expect("bag-0 is spawned");
+    let bag = persisted(&app, "bag-0");
     app.world_mut()
         .write_message(ContainerRequest::from(Deliver::new(bag, "berries", 2)));
     for _ in 0..3 {
@@ -1303,11 +1291,7 @@ fn a_refused_migration_keeps_its_row_unchanged_and_is_reported() {
     std::fs::write(dir.join("vault.adoption.json"), &text).expect("writes");
     let mut app = app_with(&dir, &file);
     until_ready(&mut app);
-    let vault = app
-        .world()
-        .resource::<PersistentEntities>()
-        .get("vault")
-        .expect("the vault is spawned");
+    let vault = persisted(&app, "vault");
     let contents = app
         .world()
         .get::<ContainerContents>(vault)
@@ -1385,11 +1369,7 @@ fn an_adoption_reloaded_while_running_is_the_one_the_file_names() {
     std::fs::write(dir.join("vault.adoption.json"), &six).expect("writes");
     let mut app = app_with(&dir, &file);
     until_ready(&mut app);
-    let vault = app
-        .world()
-        .resource::<PersistentEntities>()
-        .get("vault")
-        .expect("loaded");
+    let vault = persisted(&app, "vault");
     let spaced = six.replacen('{', "{ ", 1);
     let hash = reload_vault(&mut app, &spaced);
     for _ in 0..3 {
@@ -1400,6 +1380,14 @@ fn an_adoption_reloaded_while_running_is_the_one_the_file_names() {
     app.update();
     let (written, slots) = vault_row(app, &file);
     assert_eq!((written, slots), (hash, 6), "the new id, the same rules");
+}
+
+/// The entity persisted under `id` (loaded, or named since).
+fn persisted(app: &App, id: &str) -> Entity {
+    app.world()
+        .resource::<PersistentEntities>()
+        .get(id)
+        .unwrap_or_else(|| panic!("{id} is persisted"))
 }
 
 /// An app on the database `file`, with the test's adoptions kept loaded.

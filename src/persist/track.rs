@@ -75,9 +75,15 @@ impl Tracked {
     /// a row, so it is tracked from the start, not from the first
     /// hand-over.
     pub(super) fn loaded(&mut self, e: Entity, id: &str, table: Table) {
+        let name = self.track(e, id, table);
+        self.unsent.push(name);
+    }
+
+    /// Tracks `e` under `id` in `table` with the next key; returns the
+    /// key's name, for the writer.
+    fn track(&mut self, e: Entity, id: &str, table: Table) -> (u64, Box<str>) {
         let key = self.next_key;
         self.next_key += 1;
-        self.unsent.push((key, id.into()));
         self.ids.insert(
             e,
             Entry {
@@ -87,6 +93,7 @@ impl Tracked {
                 adoption: None,
             },
         );
+        (key, id.into())
     }
 
     /// The shared copy of the adoption at `path` with id `id` and rules
@@ -488,18 +495,7 @@ fn claim(
         forget(batch, old.key, old.table);
     }
     entities.by_id.insert(id.to_string(), e);
-    let key = tracked.next_key;
-    tracked.next_key += 1;
-    batch.names.push((key, id.into()));
-    tracked.ids.insert(
-        e,
-        Entry {
-            key,
-            id: id.into(),
-            table,
-            adoption: None,
-        },
-    );
+    batch.names.push(tracked.track(e, id, table));
 }
 
 #[cfg(test)]
