@@ -638,23 +638,9 @@ mod tests {
         let (_, writer) = start(db);
         let mut game = writer.inner;
         let shared = game.shared.clone();
-        // a helper holds the writer's spare batches: once the writer has
+        // the test holds the writer's spare batches: once the writer has
         // written a frame it waits for them, as a slow disk would keep it
-        let (held, hold) = std::sync::mpsc::channel();
-        let (about_to_wait, wait) = std::sync::mpsc::channel::<()>();
-        let helper = {
-            let shared = shared.clone();
-            std::thread::spawn(move || {
-                let spare = shared.spare.lock().unwrap_or_else(PoisonError::into_inner);
-                held.send(()).expect("the test waits for this");
-                // the game is about to hand over a frame with the queue
-                // full: let it wait a while before the writer goes on
-                let _ = wait.recv();
-                std::thread::sleep(Duration::from_millis(1000));
-                drop(spare);
-            })
-        };
-        hold.recv().expect("held");
+        let spare = shared.spare.lock().unwrap_or_else(PoisonError::into_inner);
         game.send(frame(1));
         // the writer takes frame 1 and stops after writing it
         let taken = (0..10_000).any(|_| {
@@ -665,12 +651,31 @@ mod tests {
         game.send(frame(2));
         game.send(frame(3));
         assert_eq!(game.waits, 0, "two frames fit in a queue of two");
-        about_to_wait.send(()).expect("the helper listens");
-        // the queue is full: the game waits for the writer to take it
-        game.send(frame(4));
-        assert_eq!(game.waits, 1, "the game waited for room");
+        // the queue is full: a fourth frame is held back until the writer
+        // takes the queue
+        let returned = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (sending, sent) = std::sync::mpsc::channel();
+        let game_thread = {
+            let returned = returned.clone();
+            std::thread::spawn(move || {
+                sending.send(()).expect("the test listens");
+                game.send(frame(4));
+                returned.store(true, std::sync::atomic::Ordering::SeqCst);
+                game
+            })
+        };
+        sent.recv().expect("the game thread runs");
+        // however slow this machine, a game thread that was not held back
+        // would be done long before (this can only make the check pass
+        // when the game thread has not reached the send yet)
+        std::thread::sleep(Duration::from_millis(200));
+        let held_back = !returned.load(std::sync::atomic::Ordering::SeqCst);
+        // released before anything can fail: a failing check with the
+        // writer still held would leave the test waiting for it
+        drop(spare);
+        let game = game_thread.join().expect("the game thread ends");
+        assert!(held_back, "the game is held back while the queue is full");
         game.flush().expect("written");
-        helper.join().expect("the helper ends");
         let stats = game.stats();
         assert_eq!(stats.written_frame, 4, "every frame written");
         assert_eq!(
