@@ -65,16 +65,14 @@ fn table_error(path: &str, table: &str, e: rusqlite::Error) -> DatabaseError {
     // SQLite's plain error (no such table or column), not an input or
     // output failure, which says to check the file where it is
     let schema = e.sqlite_error_code() == Some(rusqlite::ErrorCode::Unknown);
-    match error(path, e) {
-        DatabaseError::Damaged { path, message } => DatabaseError::Damaged {
-            path,
-            message: format!("table {table}: {message}"),
-        },
-        DatabaseError::Open { path, message } if schema => DatabaseError::Damaged {
-            path,
-            message: format!("table {table}: {message}"),
-        },
-        other => other,
+    let (path, message) = match error(path, e) {
+        DatabaseError::Damaged { path, message } => (path, message),
+        DatabaseError::Open { path, message } if schema => (path, message),
+        other => return other,
+    };
+    DatabaseError::Damaged {
+        path,
+        message: format!("table {table}: {message}"),
     }
 }
 
@@ -97,8 +95,14 @@ fn key_of(row: &Row) -> String {
     }
 }
 
+/// Whether the file can hold `id`: 1 to [`LONGEST_ID`] bytes. The reader
+/// refuses any other, so the hand-over never writes one.
+pub(super) fn id_fits(id: &str) -> bool {
+    !id.is_empty() && id.len() <= LONGEST_ID
+}
+
 fn check_id(id: &str) -> Result<(), String> {
-    if id.is_empty() || id.len() > LONGEST_ID {
+    if !id_fits(id) {
         return Err(format!("column id must be 1 to {LONGEST_ID} bytes of text"));
     }
     Ok(())

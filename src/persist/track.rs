@@ -14,7 +14,7 @@ use bevy::ecs::world::DeferredWorld;
 use bevy::prelude::*;
 
 use super::load::PersistentEntities;
-use super::rows::LONGEST_ID;
+use super::rows::{LONGEST_ID, id_fits};
 use super::writer::{AdoptionRef, Batch, ContainerWrite};
 use super::{DatabaseWriter, PersistentId, PickupRow};
 use crate::plugin::{AdoptionAsset, Container, ContainerContents, LoosePickup, OverflowStore};
@@ -248,8 +248,7 @@ pub(super) fn hand_over(
             .filter(|(w, id, _)| {
                 // not (yet) persisted under the id it has now
                 tracked.ids.get(w).is_none_or(|entry| *entry.id != *id.0)
-                    && !id.0.is_empty()
-                    && id.0.len() <= LONGEST_ID
+                    && id_fits(&id.0)
                     && entities
                         .by_id
                         .get(&id.0)
@@ -257,8 +256,8 @@ pub(super) fn hand_over(
             })
             .map(|(w, id, _)| (w, id.0.clone()))
             .collect();
+        tracked.warned.retain(|x| !free.iter().any(|(w, _)| w == x));
         for (w, id) in free {
-            tracked.warned.retain(|&x| x != w);
             commands.entity(w).insert(PersistentId(id));
         }
     }
@@ -462,7 +461,7 @@ fn claim(
     table: Table,
 ) {
     // the file could not read it back: the whole file would be refused
-    if id.is_empty() || id.len() > LONGEST_ID {
+    if !id_fits(id) {
         if !tracked.warned.contains(&e) {
             tracked.warned.push(e);
             warn!(
