@@ -49,9 +49,14 @@ pub mod prelude {
     pub use crate::adoption::{Adoption, Report, Tuning};
     pub use crate::contents::{Contents, ItemType, SlotRules, TransferRequest};
     pub use crate::plugin::{
-        Container, ContainerCommandsExt, ContainerContents, ContainerPlugin, ContainerReady,
-        ContainerRequest, ContainerSystems, ContainerTuning, Containers, DespawnPolicy,
-        LoosePickup, OverflowStore,
+        AdoptionAsset, AdoptionRejected, Container, ContainerCommandsExt, ContainerContents,
+        ContainerPlugin, ContainerReady, ContainerRequest, ContainerSaveRefused,
+        ContainerSystems, ContainerTuning, Containers, Deliver, DespawnPolicy, Fallback,
+        ItemsDelivered, ItemsForcedOut, ItemsTaken, ItemsTransferred, LoosePickup, MoveItems,
+        NotAnswered, OverflowStore, PickUp, PropsChanged, RequestUnanswered, SetProps, Settled,
+        Take, Transfer,
     };
+    pub use crate::props::{PropValue, Props};
     pub use crate::rules::Rules;
+    pub use crate::save::SavedContents;
 }

@@ -1,12 +1,12 @@
 //! Loading on start: every persisted container, store link and pickup
 //! spawned into the world.
 
-use std::collections::BTreeMap;
-
 use bevy::prelude::*;
 
-use super::track::Table;
-use super::{ContainerRow, PersistentId, PickupRow};
+use super::PersistentId;
+use super::entities::PersistentEntities;
+use super::rows::{ContainerRow, PickupRow};
+use super::tracked::{Table, Tracked};
 use crate::plugin::{Container, ContainerContents, LoosePickup, OverflowStore};
 
 /// The rows read when the database was opened, waiting for the first
@@ -16,47 +16,11 @@ pub(crate) struct Loaded {
     pub(super) containers: Vec<ContainerRow>,
     pub(super) pickups: Vec<PickupRow>,
     pub(super) next_pickup: u64,
-}
-
-/// Every persisted entity by its [`PersistentId`]: the containers and
-/// pickups loaded from the file, and the ones the game gave an id since.
-/// Kept up to date at the end of every frame. A resource.
-///
-/// ```
-/// use bevy::prelude::*;
-/// use bevy_container::persist::PersistentEntities;
-///
-/// // a client joined: its backpack from the last run, if there was one
-/// fn backpack_of(name: &str, ids: &PersistentEntities) -> Option<Entity> {
-///     ids.get(&format!("backpack-of-{name}"))
-/// }
-/// # let _ = backpack_of;
-/// ```
-#[derive(Resource, Debug, Default, Clone)]
-pub struct PersistentEntities {
-    pub(super) by_id: BTreeMap<String, Entity>,
-}
-
-impl PersistentEntities {
-    /// The entity with this id.
-    pub fn get(&self, id: &str) -> Option<Entity> {
-        self.by_id.get(id).copied()
-    }
-
-    /// Every id and its entity, sorted by id.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, Entity)> {
-        self.by_id.iter().map(|(k, v)| (k.as_str(), *v))
-    }
-
-    /// How many persisted entities there are.
-    pub fn len(&self) -> usize {
-        self.by_id.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
-    }
+    /// How generated pickup ids start (`pickup-`, or `pickup-SERVER-` on
+    /// a shared database, where ids are unique across servers).
+    pub(super) pickup_prefix: String,
+    /// Whether several servers share the database.
+    pub(super) shared: bool,
 }
 
 /// Spawns what the file holds. Each container waits for its adoption like
@@ -66,34 +30,71 @@ pub(super) fn spawn_persisted(
     mut commands: Commands,
     server: Res<AssetServer>,
     mut ids: ResMut<PersistentEntities>,
-    mut tracked: ResMut<super::track::Tracked>,
+    mut tracked: ResMut<Tracked>,
     loaded: Option<ResMut<Loaded>>,
 ) {
     let Some(mut loaded) = loaded else {
         return;
     };
     tracked.next_pickup = loaded.next_pickup;
-    let mut links = Vec::new();
-    for row in std::mem::take(&mut loaded.containers) {
-        let e = commands
-            .spawn((
-                Name::new(row.id.clone()),
-                PersistentId(row.id.clone()),
-                Container::new(server.load(row.adoption.clone())),
-                ContainerContents::with_pending(row.contents),
-            ))
-            .id();
-        tracked.loaded(e, &row.id, Table::Containers);
-        ids.by_id.insert(row.id.clone(), e);
-        links.push((e, row.store));
+    tracked.pickup_prefix = std::mem::take(&mut loaded.pickup_prefix);
+    tracked.shared = loaded.shared;
+    let containers = std::mem::take(&mut loaded.containers);
+    let pickups = std::mem::take(&mut loaded.pickups);
+    let mut world = Spawner {
+        commands: &mut commands,
+        server: &server,
+        ids: &mut ids,
+        tracked: &mut tracked,
+    };
+    world.containers(containers);
+    for row in pickups {
+        world.pickup(row);
     }
-    for (e, store) in links {
-        if let Some(store) = store.and_then(|s| ids.by_id.get(&s)) {
-            commands.entity(e).insert(OverflowStore(*store));
+    commands.remove_resource::<Loaded>();
+}
+
+/// Spawns rows into the world, tracked from the start.
+pub(super) struct Spawner<'a, 'w, 's> {
+    pub(super) commands: &'a mut Commands<'w, 's>,
+    pub(super) server: &'a AssetServer,
+    pub(super) ids: &'a mut PersistentEntities,
+    pub(super) tracked: &'a mut Tracked,
+}
+
+impl Spawner<'_, '_, '_> {
+    /// Spawns containers, then links each to its store when the store is
+    /// in this world.
+    pub(super) fn containers(&mut self, rows: Vec<ContainerRow>) -> Vec<(String, Entity)> {
+        let mut links = Vec::new();
+        let mut spawned = Vec::new();
+        for row in rows {
+            let e = self
+                .commands
+                .spawn((
+                    Name::new(row.id.clone()),
+                    PersistentId(row.id.clone()),
+                    Container::new(self.server.load(row.adoption.clone())),
+                    ContainerContents::with_pending(row.contents),
+                ))
+                .id();
+            self.tracked.loaded(e, &row.id, Table::Containers);
+            self.ids.by_id.insert(row.id.clone(), e);
+            links.push((e, row.store));
+            spawned.push((row.id, e));
         }
+        for (e, store) in links {
+            if let Some(store) = store.and_then(|s| self.ids.by_id.get(&s)) {
+                self.commands.entity(e).insert(OverflowStore(*store));
+            }
+        }
+        spawned
     }
-    for row in std::mem::take(&mut loaded.pickups) {
-        let e = commands
+
+    /// Spawns a loose pickup.
+    pub(super) fn pickup(&mut self, row: PickupRow) -> Entity {
+        let e = self
+            .commands
             .spawn((
                 Name::new(format!("{} {}", row.amount, row.item)),
                 PersistentId(row.id.clone()),
@@ -105,8 +106,8 @@ pub(super) fn spawn_persisted(
                 Transform::from_translation(row.translation),
             ))
             .id();
-        tracked.loaded(e, &row.id, Table::Pickups);
-        ids.by_id.insert(row.id, e);
+        self.tracked.loaded(e, &row.id, Table::Pickups);
+        self.ids.by_id.insert(row.id, e);
+        e
     }
-    commands.remove_resource::<Loaded>();
 }

@@ -3,127 +3,21 @@
 //! game thread only copies what a save needs (a few words and the occupied
 //! stacks, into one list for the whole frame); the writer makes the saves.
 
-use std::num::NonZeroU64;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bevy::ecs::entity::EntityHashMap;
-use bevy::ecs::lifecycle::HookContext;
-use bevy::ecs::system::NonSendMarker;
-use bevy::ecs::world::DeferredWorld;
+use bevy::ecs::system::{NonSendMarker, SystemParam};
 use bevy::prelude::*;
 
-use super::load::PersistentEntities;
-use super::rows::{LONGEST_ID, id_fits};
-use super::writer::{AdoptionRef, Batch, ContainerWrite};
-use super::{DatabaseWriter, PersistentId, PickupRow};
-use crate::plugin::{AdoptionAsset, Container, ContainerContents, LoosePickup, OverflowStore};
-use crate::rules::Rules;
-use crate::save::AdoptionId;
-
-/// Which table a persisted entity's row is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Table {
-    Containers,
-    Pickups,
-}
-
-/// A persisted entity: its key (the writer's name for it), its id, its
-/// table, and for a container the adoption it was last written under.
-struct Entry {
-    key: u64,
-    id: Box<str>,
-    table: Table,
-    adoption: Option<Written>,
-}
-
-/// The adoption a container was last written under, and how to tell it
-/// unchanged without reading its text: the same handle, the same setting
-/// of the container's adoption, the same rules.
-struct Written {
-    handle: AssetId<AdoptionAsset>,
-    stamp: NonZeroU64,
-    adoption: Arc<AdoptionRef>,
-}
-
-/// The persisted entities, to find their ids and delete the rows of those
-/// that leave.
-#[derive(Resource, Default)]
-pub(crate) struct Tracked {
-    ids: EntityHashMap<Entry>,
-    /// The next key.
-    next_key: u64,
-    pub(super) next_pickup: u64,
-    /// Entities already warned about (two entities with one id).
-    warned: Vec<Entity>,
-    /// The adoptions containers were written under, one shared copy each.
-    adoptions: Vec<Arc<AdoptionRef>>,
-    /// The entities a [`PersistentId`] was inserted on since the last
-    /// hand-over (the component's insert hook lists them).
-    named: Vec<Entity>,
-    /// Whether the first hand-over has looked at every id (those inserted
-    /// before the plugin was added were not listed).
-    scanned: bool,
-    /// The keys of the entities loaded from the file, named in the next
-    /// batch: a loaded entity that leaves, or is renamed, before the first
-    /// hand-over still has its row deleted.
-    unsent: Vec<(u64, Box<str>)>,
-}
-
-impl Tracked {
-    /// Records `e`, just loaded from the file under `id` in `table`: it has
-    /// a row, so it is tracked from the start, not from the first
-    /// hand-over.
-    pub(super) fn loaded(&mut self, e: Entity, id: &str, table: Table) {
-        let name = self.track(e, id, table);
-        self.unsent.push(name);
-    }
-
-    /// Tracks `e` under `id` in `table` with the next key; returns the
-    /// key's name, for the writer.
-    fn track(&mut self, e: Entity, id: &str, table: Table) -> (u64, Box<str>) {
-        let key = self.next_key;
-        self.next_key += 1;
-        self.ids.insert(
-            e,
-            Entry {
-                key,
-                id: id.into(),
-                table,
-                adoption: None,
-            },
-        );
-        (key, id.into())
-    }
-
-    /// The shared copy of the adoption at `path` with id `id` and rules
-    /// `rules`, made when there is none.
-    fn adoption(&mut self, path: String, id: &AdoptionId, rules: &Arc<Rules>) -> Arc<AdoptionRef> {
-        if let Some(a) = self
-            .adoptions
-            .iter()
-            .find(|a| Arc::ptr_eq(&a.rules, rules) && a.id == *id && a.path == path)
-        {
-            return a.clone();
-        }
-        // the copies no container is written under any more go
-        self.adoptions.retain(|a| Arc::strong_count(a) > 1);
-        let a = Arc::new(AdoptionRef {
-            path,
-            id: id.clone(),
-            rules: rules.clone(),
-        });
-        self.adoptions.push(a.clone());
-        a
-    }
-}
-
-/// [`PersistentId`]'s insert hook: the hand-over names the entity anew.
-pub(super) fn id_inserted(mut world: DeferredWorld, context: HookContext) {
-    if let Some(mut tracked) = world.get_resource_mut::<Tracked>() {
-        tracked.named.push(context.entity);
-    }
-}
+use super::entities::PersistentEntities;
+use super::load::Spawner;
+use super::ownership::put_back;
+use super::rows::{LONGEST_ID, PickupRow, id_fits};
+use super::servers::{ContainerHandedOver, ContainerLost, HandOver};
+use super::tracked::{Entry, Table, Tracked, Written};
+use super::writer::{Batch, ContainerWrite};
+use super::{DatabaseWriter, PersistentId};
+use crate::plugin::{Container, ContainerContents, DespawnPolicy, LoosePickup, OverflowStore};
 
 /// Persisted containers.
 type Persisted = (With<ContainerContents>, With<PersistentId>);
@@ -149,6 +43,28 @@ type PickupItem<'a> = (
 /// An entity's id, and whether it is a container.
 type Ids<'a> = (Entity, &'a PersistentId, Has<Container>);
 
+/// The world as the frame's hand-over reads it.
+#[derive(SystemParam)]
+pub(super) struct FrameWorld<'w, 's> {
+    writer: ResMut<'w, DatabaseWriter>,
+    tracked: ResMut<'w, Tracked>,
+    entities: ResMut<'w, PersistentEntities>,
+    changed:
+        Query<'w, 's, ContainerItem<'static>, (Changed<ContainerContents>, With<PersistentId>)>,
+    containers: Query<'w, 's, ContainerItem<'static>, With<PersistentId>>,
+    store_changed: Query<'w, 's, Entity, StoreChanged>,
+    pickups: Query<'w, 's, PickupItem<'static>>,
+    ids: Query<'w, 's, Ids<'static>>,
+    links: Query<'w, 's, (Entity, &'static OverflowStore), Persisted>,
+    gone_ids: RemovedComponents<'w, 's, PersistentId>,
+    gone_contents: RemovedComponents<'w, 's, ContainerContents>,
+    gone_pickups: RemovedComponents<'w, 's, LoosePickup>,
+    gone_stores: RemovedComponents<'w, 's, OverflowStore>,
+    hand_overs: MessageReader<'w, 's, HandOver>,
+    handed: MessageWriter<'w, ContainerHandedOver>,
+    commands: Commands<'w, 's>,
+}
+
 /// Collects the frame's changes and hands them to the writer (the game
 /// thread waits only when the writer's queue is full). It runs on the
 /// thread that runs the schedule (`NonSendMarker`): under Bevy's
@@ -157,88 +73,136 @@ type Ids<'a> = (Entity, &'a PersistentId, Has<Container>);
 /// `examples/perf`, the ratio of the fastest frames, now printed as
 /// `persist-frame-vs-frame-fastest`, was 1.15-1.30 that way and 1.01-1.26
 /// this way).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn hand_over(
-    mut writer: ResMut<DatabaseWriter>,
-    mut tracked: ResMut<Tracked>,
-    mut entities: ResMut<PersistentEntities>,
-    changed: Query<ContainerItem, (Changed<ContainerContents>, With<PersistentId>)>,
-    containers: Query<ContainerItem, With<PersistentId>>,
-    store_changed: Query<Entity, StoreChanged>,
-    pickups: Query<PickupItem>,
-    ids: Query<Ids>,
-    links: Query<(Entity, &OverflowStore), Persisted>,
-    mut gone_ids: RemovedComponents<PersistentId>,
-    mut gone_contents: RemovedComponents<ContainerContents>,
-    mut gone_pickups: RemovedComponents<LoosePickup>,
-    mut gone_stores: RemovedComponents<OverflowStore>,
-    mut commands: Commands,
+///
+/// When the store refused an earlier frame (another server owns one of
+/// its rows now), this frame is not written either: every entity the
+/// unwritten frames touched is put back as the database holds it
+/// ([`put_back`]), and writing goes on from the next frame.
+pub(super) fn send_frame(
+    mut w: FrameWorld,
+    server: Res<AssetServer>,
+    mut lost: MessageWriter<ContainerLost>,
     _on_the_schedules_thread: NonSendMarker,
 ) {
     let started = Instant::now();
-    let writer = &mut writer.inner;
-    writer.report();
-    writer.frame += 1;
-    let tracked = &mut *tracked;
-    let mut batch = writer.batch(writer.frame);
-    batch.names.append(&mut tracked.unsent);
-    // the ids inserted since the last hand-over (on the first, every id)
-    let mut named = std::mem::take(&mut tracked.named);
-    if !tracked.scanned {
-        tracked.scanned = true;
-        named.extend(ids.iter().map(|(e, ..)| e));
-    }
-    named.sort();
-    named.dedup();
-    // left the world (or lost their id): their rows go, unless another
-    // entity took the id this frame (its write comes later in the batch)
-    let mut gone: Vec<Entity> = gone_ids
-        .read()
-        .chain(gone_contents.read())
-        .chain(gone_pickups.read())
-        .collect();
-    gone.sort();
-    gone.dedup();
-    // containers whose rows went or were named this frame: the rows of
-    // the containers they are the store of name them (or no longer can)
-    let mut relink: Vec<Entity> = Vec::new();
-    for e in gone {
-        let renamed = named.binary_search(&e).is_ok() && ids.contains(e);
-        if renamed || containers.contains(e) || pickups.contains(e) {
-            continue;
-        }
-        if let Some(entry) = tracked.ids.remove(&e) {
-            if entities.by_id.get(&*entry.id) == Some(&e) {
-                entities.by_id.remove(&*entry.id);
+    w.writer.inner.report();
+    w.writer.inner.frame += 1;
+    let mut batch = w.writer.inner.batch(w.writer.inner.frame);
+    batch.names.append(&mut w.tracked.unsent);
+    let named = w.named();
+    let mut relink = w.forget_gone(&mut batch, &named);
+    let mut also = w.name_new(&mut batch, &named, &mut relink);
+    w.tracked.named = named;
+    w.free_warned();
+    w.write_containers(&mut batch, &mut also, relink);
+    w.write_pickups(&mut batch);
+    w.hand_over(&mut batch);
+    batch.next_pickup = w.tracked.next_pickup;
+    if w.writer.inner.fenced() {
+        match w.writer.inner.resync(batch) {
+            Ok(reread) => {
+                let mut spawner = Spawner {
+                    commands: &mut w.commands,
+                    server: &server,
+                    ids: &mut w.entities,
+                    tracked: &mut w.tracked,
+                };
+                put_back(&mut spawner, reread, &mut lost);
             }
-            forget(&mut batch, entry.key, entry.table);
-            relink.push(e);
+            Err(e) => bevy::log::error!("{e}; containers are no longer persisted"),
         }
+    } else if !batch.is_empty() {
+        w.writer.inner.send(batch);
     }
-    // new ids first, so a store named in this frame is known below; a
-    // container with a new id, or whose store link changed (or its store
-    // left), is written even if its contents did not change
-    let mut also: Vec<Entity> = Vec::new();
-    for &e in &named {
-        // inserted, then removed (or despawned) in the same frame
-        let Ok((_, id, is_container)) = ids.get(e) else {
-            continue;
-        };
-        let table = if is_container {
-            also.push(e);
-            relink.push(e);
-            Table::Containers
-        } else {
-            Table::Pickups
-        };
-        claim(tracked, &mut entities, &mut batch, e, &id.0, table);
+    w.writer.inner.last_hand_over = started.elapsed();
+}
+
+impl FrameWorld<'_, '_> {
+    /// The entities a [`PersistentId`] was inserted on since the last
+    /// hand-over (on the first, every id), sorted.
+    fn named(&mut self) -> Vec<Entity> {
+        let mut named = std::mem::take(&mut self.tracked.named);
+        if !self.tracked.scanned {
+            self.tracked.scanned = true;
+            named.extend(self.ids.iter().map(|(e, ..)| e));
+        }
+        named.sort();
+        named.dedup();
+        named
     }
-    named.clear();
-    tracked.named = named;
-    // an entity left unpersisted because another held its id is named
-    // again once the id is free (inserting the id again lists it, and
-    // marks it changed, for the next hand-over)
-    if !tracked.warned.is_empty() {
+
+    /// Deletes the rows of the entities that left the world (or lost their
+    /// id), unless another entity took the id this frame (its write comes
+    /// later in the batch); returns them, for the containers they were the
+    /// store of.
+    fn forget_gone(&mut self, batch: &mut Batch, named: &[Entity]) -> Vec<Entity> {
+        let mut gone: Vec<Entity> = self
+            .gone_ids
+            .read()
+            .chain(self.gone_contents.read())
+            .chain(self.gone_pickups.read())
+            .collect();
+        gone.sort();
+        gone.dedup();
+        let mut relink: Vec<Entity> = Vec::new();
+        for e in gone {
+            let renamed = named.binary_search(&e).is_ok() && self.ids.contains(e);
+            if renamed || self.containers.contains(e) || self.pickups.contains(e) {
+                continue;
+            }
+            if let Some(entry) = self.tracked.ids.remove(&e) {
+                if self.entities.by_id.get(&*entry.id) == Some(&e) {
+                    self.entities.by_id.remove(&*entry.id);
+                }
+                forget(batch, entry.key, entry.table);
+                relink.push(e);
+            }
+        }
+        relink
+    }
+
+    /// Names the new ids first, so a store named in this frame is known
+    /// below; returns the containers to write even if their contents did
+    /// not change (a new id).
+    fn name_new(
+        &mut self,
+        batch: &mut Batch,
+        named: &[Entity],
+        relink: &mut Vec<Entity>,
+    ) -> Vec<Entity> {
+        let mut also = Vec::new();
+        for &e in named {
+            // inserted, then removed (or despawned) in the same frame
+            let Ok((_, id, is_container)) = self.ids.get(e) else {
+                continue;
+            };
+            let table = if is_container {
+                also.push(e);
+                relink.push(e);
+                Table::Containers
+            } else {
+                Table::Pickups
+            };
+            claim(
+                &mut self.tracked,
+                &mut self.entities,
+                batch,
+                e,
+                &id.0,
+                table,
+            );
+        }
+        also
+    }
+
+    /// An entity left unpersisted because another held its id is named
+    /// again once the id is free (inserting the id again lists it, and
+    /// marks it changed, for the next hand-over).
+    fn free_warned(&mut self) {
+        if self.tracked.warned.is_empty() {
+            return;
+        }
+        let (tracked, entities, ids) = (&mut *self.tracked, &self.entities, &self.ids);
         // those that left, or lost their id, are not looked at again
         tracked.warned.retain(|&w| ids.contains(w));
         let free: Vec<(Entity, String)> = tracked
@@ -258,111 +222,192 @@ pub(super) fn hand_over(
             .collect();
         tracked.warned.retain(|x| !free.iter().any(|(w, _)| w == x));
         for (w, id) in free {
-            commands.entity(w).insert(PersistentId(id));
+            self.commands.entity(w).insert(PersistentId(id));
         }
     }
-    also.extend(store_changed.iter().chain(gone_stores.read()));
-    if !relink.is_empty() {
-        relink.sort();
-        also.extend(
-            links
-                .iter()
-                .filter(|(_, store)| relink.binary_search(&store.0).is_ok())
-                .map(|(e, _)| e),
-        );
+
+    /// Writes the containers that changed, and those with a new id, a
+    /// changed store link or a store that left (`also`, `relink`).
+    fn write_containers(
+        &mut self,
+        batch: &mut Batch,
+        also: &mut Vec<Entity>,
+        mut relink: Vec<Entity>,
+    ) {
+        also.extend(self.store_changed.iter().chain(self.gone_stores.read()));
+        if !relink.is_empty() {
+            relink.sort();
+            also.extend(
+                self.links
+                    .iter()
+                    .filter(|(_, store)| relink.binary_search(&store.0).is_ok())
+                    .map(|(e, _)| e),
+            );
+        }
+        also.sort();
+        also.dedup();
+        let tracked = &mut *self.tracked;
+        let also = self
+            .containers
+            .iter_many(&*also)
+            .filter(|(_, contents, ..)| !contents.is_changed());
+        // `for_each`, not a `for` loop: a query's `fold` runs over its tables
+        // directly, where `next` keeps a cursor (of the 10,000 containers of
+        // `examples/perf`, the loop looks at every one for the 1,000 changed)
+        self.changed
+            .iter()
+            .chain(also)
+            .for_each(|(e, contents, container, store)| {
+                write_container(tracked, batch, e, &contents, container, store);
+            });
     }
-    also.sort();
-    also.dedup();
-    let also = containers
-        .iter_many(&also)
-        .filter(|(_, contents, ..)| !contents.is_changed());
-    // `for_each`, not a `for` loop: a query's `fold` runs over its tables
-    // directly, where `next` keeps a cursor (of the 10,000 containers of
-    // `examples/perf`, the loop looks at every one for the 1,000 changed)
-    changed
-        .iter()
-        .chain(also)
-        .for_each(|(e, contents, container, store)| {
-            write_container(tracked, &mut batch, e, &contents, container, store);
+
+    /// Writes the pickups that changed; a pickup with no id gets the next
+    /// number not taken.
+    fn write_pickups(&mut self, batch: &mut Batch) {
+        let (tracked, entities, commands) =
+            (&mut *self.tracked, &mut *self.entities, &mut self.commands);
+        // every pickup is looked at: through the fold too
+        self.pickups.iter().for_each(|(e, id, pickup, transform)| {
+            let changed = id.as_ref().is_none_or(|id| id.is_changed())
+                || pickup.is_changed()
+                || transform.is_changed();
+            if !changed {
+                return;
+            }
+            if id.is_none() {
+                // a pickup the plugin (or the game) spawned: it gets the next
+                // number not taken (a game may have named one `pickup-7`),
+                // kept in the same transaction
+                let id = next_pickup_id(tracked, entities);
+                commands.entity(e).insert(PersistentId(id.clone()));
+                claim(tracked, entities, batch, e, &id, Table::Pickups);
+            }
+            write_pickup(tracked, batch, e, &pickup, transform.translation);
         });
-    // every pickup is looked at: through the fold too
-    pickups.iter().for_each(|(e, id, pickup, transform)| {
-        let changed = id.as_ref().is_none_or(|id| id.is_changed())
-            || pickup.is_changed()
-            || transform.is_changed();
-        if !changed {
-            return;
-        }
-        if id.is_none() {
-            // a pickup the plugin (or the game) spawned: it gets the next
-            // number not taken (a game may have named one `pickup-7`),
-            // kept in the same transaction
-            let mut id = format!("pickup-{}", tracked.next_pickup);
-            while entities.by_id.contains_key(&id) {
-                tracked.next_pickup += 1;
-                id = format!("pickup-{}", tracked.next_pickup);
-            }
-            tracked.next_pickup += 1;
-            commands.entity(e).insert(PersistentId(id.clone()));
-            claim(tracked, &mut entities, &mut batch, e, &id, Table::Pickups);
-        }
-        let Tracked {
-            ids,
-            next_key,
-            warned,
-            ..
-        } = &mut *tracked;
-        let Some(entry) = ids.get_mut(&e) else {
-            return;
-        };
-        // a container under this id until now: its row goes
-        if entry.table != Table::Pickups {
-            rekey(&mut batch, next_key, entry, Table::Pickups);
-        }
-        let kebab = crate::adoption::source::fields::is_kebab(&pickup.item);
-        if pickup.amount == 0 || !kebab {
-            // it holds nothing the file can hold (no items, or a type the
-            // file would refuse to read): its row goes, and a new key
-            // names it should it hold items again
-            if !kebab && !warned.contains(&e) {
-                warned.push(e);
-                warn!(
-                    "the pickup {e} (\"{}\") is not written to the database: its item \"{}\" is not a kebab-case type (container-1 names types in kebab-case)",
-                    entry.id, pickup.item
-                );
-            }
-            rekey(&mut batch, next_key, entry, Table::Pickups);
-            return;
-        }
-        let mut translation = transform.translation;
-        if !translation.is_finite() {
-            // the file holds finite positions: the items are kept, at the
-            // origin, rather than lost or left at an older count
-            if !warned.contains(&e) {
-                warned.push(e);
-                warn!(
-                    "the pickup {e} (\"{}\") is at {translation}, not a finite position: it is written at the origin",
-                    entry.id
-                );
-            }
-            translation = Vec3::ZERO;
-        }
-        batch.pickups.push((
-            entry.key,
-            Some(PickupRow {
-                id: entry.id.to_string(),
-                item: pickup.item.clone(),
-                amount: pickup.amount,
-                props: pickup.props.clone(),
-                translation,
-            }),
-        ));
-    });
-    batch.next_pickup = tracked.next_pickup;
-    if !batch.is_empty() {
-        writer.send(batch);
     }
-    writer.last_hand_over = started.elapsed();
+
+    /// Hands the containers of this frame's [`HandOver`] requests to their
+    /// servers: each is written as of this frame, its hand-over goes in the
+    /// same transaction, and it leaves this world without its items (they
+    /// are the new owner's now).
+    fn hand_over(&mut self, batch: &mut Batch) {
+        let requests: Vec<HandOver> = self.hand_overs.read().cloned().collect();
+        for HandOver { container: e, to } in requests {
+            let Some(entry) = self.tracked.ids.get(&e) else {
+                warn!(
+                    "HandOver of {e} to {to} refused: it is not a persisted container of this world"
+                );
+                continue;
+            };
+            if entry.table != Table::Containers || !self.tracked.shared {
+                warn!(
+                    "HandOver of {e} (\"{}\") to {to} refused: {}",
+                    entry.id,
+                    if self.tracked.shared {
+                        "it is a pickup, not a container"
+                    } else {
+                        "a SQLite file has one server; hand-overs need a shared database (PostgreSQL)"
+                    }
+                );
+                continue;
+            }
+            let key = entry.key;
+            if !batch.containers.iter().any(|(k, _)| *k == key)
+                && let Ok((e, contents, container, store)) = self.containers.get(e)
+            {
+                write_container(&mut self.tracked, batch, e, &contents, container, store);
+            }
+            let Some(entry) = self.tracked.ids.remove(&e) else {
+                continue;
+            };
+            if self.entities.by_id.get(&*entry.id) == Some(&e) {
+                self.entities.by_id.remove(&*entry.id);
+            }
+            batch.handovers.push((entry.key, to.clone()));
+            self.commands
+                .entity(e)
+                .insert(DespawnPolicy::LeaveWithContents)
+                .despawn();
+            self.handed.write(ContainerHandedOver {
+                id: entry.id.to_string(),
+                to,
+            });
+        }
+    }
+}
+
+/// The next generated pickup id that no entity holds.
+fn next_pickup_id(tracked: &mut Tracked, entities: &PersistentEntities) -> String {
+    let mut id = format!("{}{}", tracked.pickup_prefix, tracked.next_pickup);
+    while entities.by_id.contains_key(&id) {
+        tracked.next_pickup += 1;
+        id = format!("{}{}", tracked.pickup_prefix, tracked.next_pickup);
+    }
+    tracked.next_pickup += 1;
+    id
+}
+
+/// Puts a pickup's row into the batch, or deletes it when the pickup holds
+/// nothing the store can hold.
+fn write_pickup(
+    tracked: &mut Tracked,
+    batch: &mut Batch,
+    e: Entity,
+    pickup: &LoosePickup,
+    translation: Vec3,
+) {
+    let Tracked {
+        ids,
+        next_key,
+        warned,
+        ..
+    } = tracked;
+    let Some(entry) = ids.get_mut(&e) else {
+        return;
+    };
+    // a container under this id until now: its row goes
+    if entry.table != Table::Pickups {
+        rekey(batch, next_key, entry, Table::Pickups);
+    }
+    let kebab = crate::adoption::source::fields::is_kebab(&pickup.item);
+    if pickup.amount == 0 || !kebab {
+        // it holds nothing the file can hold (no items, or a type the
+        // file would refuse to read): its row goes, and a new key
+        // names it should it hold items again
+        if !kebab && !warned.contains(&e) {
+            warned.push(e);
+            warn!(
+                "the pickup {e} (\"{}\") is not written to the database: its item \"{}\" is not a kebab-case type (container-1 names types in kebab-case)",
+                entry.id, pickup.item
+            );
+        }
+        rekey(batch, next_key, entry, Table::Pickups);
+        return;
+    }
+    let mut translation = translation;
+    if !translation.is_finite() {
+        // the file holds finite positions: the items are kept, at the
+        // origin, rather than lost or left at an older count
+        if !warned.contains(&e) {
+            warned.push(e);
+            warn!(
+                "the pickup {e} (\"{}\") is at {translation}, not a finite position: it is written at the origin",
+                entry.id
+            );
+        }
+        translation = Vec3::ZERO;
+    }
+    batch.pickups.push((
+        entry.key,
+        Some(PickupRow {
+            id: entry.id.to_string(),
+            item: pickup.item.clone(),
+            amount: pickup.amount,
+            props: pickup.props.clone(),
+            translation,
+        }),
+    ));
 }
 
 /// Puts what `e`'s save needs into the batch: its stacks, a few words,

@@ -163,7 +163,7 @@ impl ContainerContents {
     }
 
     /// Drops the engine and waits for the rules to load `save`.
-    #[cfg(feature = "replicon")]
+    #[cfg(any(feature = "replicon", feature = "persist"))]
     pub(crate) fn set_pending(&mut self, save: crate::save::SavedContents) {
         self.state.engine = None;
         self.state.pending = Some(Box::new(save));
@@ -173,7 +173,7 @@ impl ContainerContents {
 
     /// Replaces the engine with `save` loaded under `rules` (the adoption
     /// `id`); a save that does not load waits as pending.
-    #[cfg(feature = "replicon")]
+    #[cfg(any(feature = "replicon", feature = "persist"))]
     pub(crate) fn replace_engine(
         &mut self,
         rules: std::sync::Arc<crate::rules::Rules>,

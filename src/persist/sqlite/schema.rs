@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-use super::DatabaseError;
+use crate::persist::Synchronous;
+use crate::persist::error::DatabaseError;
 
 /// The schema version this build writes (SQLite's `user_version`). Files
 /// of an older version are migrated when opened; a newer one is refused.
@@ -159,7 +160,7 @@ fn migrate(connection: &mut Connection, name: &str) -> Result<(), DatabaseError>
 pub(super) fn set_synchronous(
     connection: &Connection,
     name: &str,
-    synchronous: super::Synchronous,
+    synchronous: Synchronous,
 ) -> Result<(), DatabaseError> {
     connection
         .pragma_update(None, "synchronous", synchronous.pragma())

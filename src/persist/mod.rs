@@ -80,22 +80,38 @@
 //! The guide's [persistence chapter](crate::guide::persistence) has the
 //! schema, its versions, and the errors.
 
+mod database;
+mod entities;
+mod error;
 mod load;
+mod ownership;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod rows;
 mod scheduling;
-mod schema;
+mod servers;
+mod sqlite;
+mod store;
 mod track;
+mod tracked;
 mod writer;
 
-use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use bevy::prelude::*;
 
-pub use load::PersistentEntities;
+pub use database::{ContainerDatabase, Synchronous};
+pub use entities::PersistentEntities;
+pub use error::DatabaseError;
+#[cfg(feature = "postgres")]
+pub use postgres::{POSTGRES_SCHEMA_VERSION, ThrowawayPostgres};
 pub use rows::{ContainerRow, PickupRow};
 pub use scheduling::WriterScheduling;
-pub use schema::SCHEMA_VERSION;
+pub use servers::{
+    ContainerArrived, ContainerHandedOver, ContainerLost, HandOver, ServerId, ThisServer,
+};
+pub use sqlite::SCHEMA_VERSION;
+pub use store::Lost;
 pub use writer::WriterStats;
 
 /// The name of a container (or loose pickup) in the database: given by the
@@ -112,7 +128,7 @@ pub use writer::WriterStats;
 /// assert_eq!(id.as_str(), "backpack-of-ilsa");
 /// ```
 #[derive(Component, Reflect, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[component(immutable, on_insert = track::id_inserted)]
+#[component(immutable, on_insert = tracked::id_inserted)]
 #[reflect(Component)]
 pub struct PersistentId(pub String);
 
@@ -125,201 +141,6 @@ impl PersistentId {
     /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-/// How hard SQLite works to keep a committed frame through a power loss
-/// (its `synchronous` setting; the file is always in WAL mode).
-///
-/// ```
-/// use bevy_container::persist::Synchronous;
-/// assert_eq!(Synchronous::default(), Synchronous::Normal);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Synchronous {
-    /// No flush at all: a killed process loses nothing committed, but a
-    /// power loss may damage the file. For tests and throwaway worlds.
-    Off,
-    /// Flush at checkpoints only: a killed process loses nothing committed;
-    /// a power loss may lose the last committed frames (whole), never the
-    /// file.
-    #[default]
-    Normal,
-    /// Flush every transaction: a committed frame survives a power loss.
-    Full,
-}
-
-impl Synchronous {
-    fn pragma(self) -> &'static str {
-        match self {
-            Synchronous::Off => "OFF",
-            Synchronous::Normal => "NORMAL",
-            Synchronous::Full => "FULL",
-        }
-    }
-}
-
-/// Why a database could not be opened, read or written. Each names the
-/// file, the table and key where there is one, and what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DatabaseError {
-    /// The file could not be opened or created.
-    #[error(
-        "{path}: cannot open the container database ({message}); check the path and its folder"
-    )]
-    Open {
-        /// The file.
-        path: String,
-        /// What SQLite said.
-        message: String,
-    },
-    /// Another process (another server?) holds the file.
-    #[error(
-        "{path}: the container database is in use by another process; stop the other server or use another file"
-    )]
-    Locked {
-        /// The file.
-        path: String,
-    },
-    /// The file or its folder cannot be written.
-    #[error(
-        "{path}: the container database cannot be written ({message}); make the file and its folder writable"
-    )]
-    ReadOnly {
-        /// The file.
-        path: String,
-        /// What SQLite said.
-        message: String,
-    },
-    /// The file is not a SQLite database, or is damaged (truncated,
-    /// overwritten).
-    #[error(
-        "{path}: not a container database, or a damaged one ({message}); restore it from a backup or move it away to start a new world"
-    )]
-    Damaged {
-        /// The file.
-        path: String,
-        /// What SQLite said.
-        message: String,
-    },
-    /// The file was written by a newer version of this crate.
-    #[error(
-        "{path}: the container database has schema version {found}, newer than this build reads ({supported}); use a newer bevy_container"
-    )]
-    Newer {
-        /// The file.
-        path: String,
-        /// The file's schema version.
-        found: i64,
-        /// The newest this build reads.
-        supported: i64,
-    },
-    /// A row does not read; nothing was loaded.
-    #[error(
-        "{path}: table {table}, row \"{key}\": {message}; fix or delete the row, or restore the file from a backup"
-    )]
-    Row {
-        /// The file.
-        path: String,
-        /// The table.
-        table: &'static str,
-        /// The row's key (a persistent id).
-        key: String,
-        /// What is wrong, with the column.
-        message: String,
-    },
-    /// Writing a frame failed; the file holds the frame before.
-    #[error(
-        "{path}: writing frame {frame} failed ({message}); the file holds the last frame written, and no later frame is written: free disk space or fix the file's permissions, then restart the server to go on from that frame"
-    )]
-    Write {
-        /// The file.
-        path: String,
-        /// The frame that was not written.
-        frame: u64,
-        /// What SQLite said.
-        message: String,
-    },
-}
-
-/// An open container database: every row read and checked, ready to hand
-/// to [`ContainerDatabasePlugin`]. Opening takes the file for this process
-/// alone (a second server on the same file is refused with
-/// [`DatabaseError::Locked`]).
-pub struct ContainerDatabase {
-    path: PathBuf,
-    connection: rusqlite::Connection,
-    frame: u64,
-    next_pickup: u64,
-    containers: Vec<ContainerRow>,
-    pickups: Vec<PickupRow>,
-    synchronous: Synchronous,
-    queue: usize,
-    scheduling: WriterScheduling,
-}
-
-impl ContainerDatabase {
-    /// Opens `path` (creating it, with the current schema, when missing),
-    /// migrates an older schema, and reads every row. Any row that does not
-    /// read makes the whole open fail: nothing half-loads.
-    pub fn open(path: impl AsRef<Path>) -> Result<ContainerDatabase, DatabaseError> {
-        let path = path.as_ref().to_path_buf();
-        let connection = schema::open(&path)?;
-        let name = path.display().to_string();
-        let (frame, next_pickup) = rows::read_frame(&connection, &name)?;
-        let containers = rows::read_containers(&connection, &name)?;
-        let pickups = rows::read_pickups(&connection, &name, &containers)?;
-        Ok(ContainerDatabase {
-            path,
-            connection,
-            frame,
-            next_pickup,
-            containers,
-            pickups,
-            synchronous: Synchronous::default(),
-            queue: 8,
-            scheduling: WriterScheduling::default(),
-        })
-    }
-
-    /// The durability setting ([`Synchronous::Normal`] unless set).
-    pub fn synchronous(mut self, synchronous: Synchronous) -> ContainerDatabase {
-        self.synchronous = synchronous;
-        self
-    }
-
-    /// How many frames may wait for the writer before the game thread
-    /// waits (8 unless set; at least 1). Waiting frames are written merged.
-    pub fn queue(mut self, frames: usize) -> ContainerDatabase {
-        self.queue = frames.max(1);
-        self
-    }
-
-    /// How the system schedules the writer thread beside the game's
-    /// threads ([`WriterScheduling::Batch`] unless set).
-    pub fn scheduling(mut self, scheduling: WriterScheduling) -> ContainerDatabase {
-        self.scheduling = scheduling;
-        self
-    }
-
-    /// The file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The number of the last frame written to the file (0 for a new file).
-    pub fn frame(&self) -> u64 {
-        self.frame
-    }
-
-    /// The containers in the file, sorted by id.
-    pub fn containers(&self) -> &[ContainerRow] {
-        &self.containers
-    }
-
-    /// The loose pickups in the file, sorted by id.
-    pub fn pickups(&self) -> &[PickupRow] {
-        &self.pickups
     }
 }
 
@@ -346,14 +167,23 @@ impl Plugin for ContainerDatabasePlugin {
             error!("ContainerDatabasePlugin was added twice; the second is ignored");
             return;
         };
-        let (loaded, writer) = writer::start(database);
+        let (start, loaded, server, arrivals) = database.into_parts();
         app.register_type::<PersistentId>()
-            .insert_resource(writer)
+            .insert_resource(DatabaseWriter {
+                inner: writer::start(start),
+            })
             .insert_resource(loaded)
+            .insert_resource(ThisServer(server))
+            .insert_resource(arrivals)
             .init_resource::<PersistentEntities>()
-            .init_resource::<track::Tracked>()
+            .init_resource::<tracked::Tracked>()
+            .add_message::<HandOver>()
+            .add_message::<ContainerArrived>()
+            .add_message::<ContainerHandedOver>()
+            .add_message::<ContainerLost>()
             .add_systems(PreStartup, load::spawn_persisted)
-            .add_systems(Last, track::hand_over);
+            .add_systems(First, ownership::spawn_arrivals)
+            .add_systems(Last, track::send_frame);
     }
 }
 

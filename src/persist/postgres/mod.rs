@@ -1,0 +1,341 @@
+//! The PostgreSQL store: one database shared by several servers. Every
+//! container and pickup row has an owner (a [`ServerId`]) and an epoch;
+//! every write is conditional on both, in the frame's transaction, so a
+//! server that lost a row (handed over, claimed while it was paused) can
+//! no longer write it: the transaction writes nothing and the writer
+//! reports the fence.
+
+mod listen;
+mod schema;
+mod throwaway;
+mod write;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use postgres::{Client, Config, IsolationLevel, Row};
+
+pub use schema::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;
+pub use throwaway::ThrowawayPostgres;
+
+use super::error::{DatabaseError, hide_password};
+use super::ownership::Arrivals;
+use super::rows::{self, ContainerRow, PickupRow, row_error};
+use super::servers::ServerId;
+use super::store::{FrameRows, Lost, Reread, Store, StoreError, Written};
+
+/// The epoch of every row this server owns, by id: what its writes are
+/// conditional on. Shared with the listener, which adds the containers
+/// that arrive.
+pub(super) type Epochs = Arc<Mutex<HashMap<String, i64>>>;
+
+fn lock(epochs: &Epochs) -> std::sync::MutexGuard<'_, HashMap<String, i64>> {
+    epochs.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What a server finds in the database when it opens it.
+pub(super) struct Opened {
+    pub(super) store: PostgresStore,
+    pub(super) name: String,
+    pub(super) frame: u64,
+    pub(super) next_pickup: u64,
+    pub(super) containers: Vec<ContainerRow>,
+    pub(super) pickups: Vec<PickupRow>,
+    pub(super) arrivals: Arrivals,
+}
+
+/// Connects to `url` as `server`, migrates the schema and reads every row
+/// the server owns, in one snapshot.
+pub(super) fn open(url: &str, server: &ServerId) -> Result<Opened, DatabaseError> {
+    let name = hide_password(url);
+    let mut config: Config = url
+        .parse()
+        .map_err(|e: postgres::Error| DatabaseError::Open {
+            path: name.clone(),
+            message: format!("not a PostgreSQL URL: {}", schema::describe(&e)),
+        })?;
+    config.connect_timeout(std::time::Duration::from_secs(10));
+    let mut client = schema::connect(&config, &name, server)?;
+    schema::migrate(&mut client, &name)?;
+    let epochs: Epochs = Arc::default();
+    let (frame, next_pickup, containers, pickups) = load(&mut client, &name, server, &epochs)?;
+    let arrivals = listen::start(config.clone(), name.clone(), server.clone(), epochs.clone());
+    Ok(Opened {
+        store: PostgresStore {
+            client,
+            config,
+            name: name.clone(),
+            server: server.clone(),
+            epochs,
+        },
+        name,
+        frame,
+        next_pickup,
+        containers,
+        pickups,
+        arrivals,
+    })
+}
+
+/// The rows of `server`, and its frame, read in one snapshot; the
+/// hand-overs waiting for it are done with (what it owns is loaded).
+type Load = (u64, u64, Vec<ContainerRow>, Vec<PickupRow>);
+
+fn load(
+    client: &mut Client,
+    name: &str,
+    server: &ServerId,
+    epochs: &Epochs,
+) -> Result<Load, DatabaseError> {
+    let e = |e: postgres::Error| schema::error(name, &e);
+    let mut tx = client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .start()
+        .map_err(e)?;
+    let me = server.as_str();
+    let (frame, next_pickup) = match tx
+        .query_opt(
+            "SELECT frame, next_pickup FROM servers WHERE id = $1",
+            &[&me],
+        )
+        .map_err(e)?
+    {
+        Some(row) => {
+            let frame: i64 = row.try_get(0).map_err(e)?;
+            let next: i64 = row.try_get(1).map_err(e)?;
+            (frame.max(0) as u64, next.max(1) as u64)
+        }
+        None => (0, 1),
+    };
+    let found = tx
+        .query(
+            "SELECT id, epoch, adoption, contents, store FROM containers WHERE owner = $1 ORDER BY id",
+            &[&me],
+        )
+        .map_err(e)?;
+    let containers = container_rows(&found, name, epochs)?;
+    let found = tx
+        .query(
+            "SELECT id, epoch, item, amount, props, x, y, z FROM pickups WHERE owner = $1 ORDER BY id",
+            &[&me],
+        )
+        .map_err(e)?;
+    let pickups = pickup_rows(&found, name, epochs)?;
+    tx.execute("DELETE FROM handovers WHERE to_server = $1", &[&me])
+        .map_err(e)?;
+    tx.commit().map_err(e)?;
+    Ok((frame, next_pickup, containers, pickups))
+}
+
+/// Container rows (id, epoch, adoption, contents, store), checked; their
+/// epochs recorded.
+pub(super) fn container_rows(
+    found: &[Row],
+    name: &str,
+    epochs: &Epochs,
+) -> Result<Vec<ContainerRow>, DatabaseError> {
+    let mut out = Vec::with_capacity(found.len());
+    for row in found {
+        let id: String = row.try_get(0).unwrap_or_default();
+        let read = (|| -> Result<(ContainerRow, i64), String> {
+            let col = |e: postgres::Error| schema::describe(&e);
+            let epoch: i64 = row.try_get(1).map_err(col)?;
+            let text: String = row.try_get(3).map_err(col)?;
+            let c = rows::container(
+                id.clone(),
+                row.try_get(2).map_err(col)?,
+                &text,
+                row.try_get(4).map_err(col)?,
+            )?;
+            Ok((c, epoch))
+        })();
+        let (c, epoch) = read.map_err(|m| row_error(name, "containers", &id, m))?;
+        lock(epochs).insert(c.id.clone(), epoch);
+        out.push(c);
+    }
+    Ok(out)
+}
+
+/// Pickup rows (id, epoch, item, amount, props, x, y, z), checked; their
+/// epochs recorded.
+fn pickup_rows(
+    found: &[Row],
+    name: &str,
+    epochs: &Epochs,
+) -> Result<Vec<PickupRow>, DatabaseError> {
+    let mut out = Vec::with_capacity(found.len());
+    for row in found {
+        let id: String = row.try_get(0).unwrap_or_default();
+        let read = (|| -> Result<(PickupRow, i64), String> {
+            let col = |e: postgres::Error| schema::describe(&e);
+            let epoch: i64 = row.try_get(1).map_err(col)?;
+            let props: String = row.try_get(4).map_err(col)?;
+            let p = rows::pickup(
+                id.clone(),
+                row.try_get(2).map_err(col)?,
+                row.try_get(3).map_err(col)?,
+                &props,
+                [
+                    row.try_get(5).map_err(col)?,
+                    row.try_get(6).map_err(col)?,
+                    row.try_get(7).map_err(col)?,
+                ],
+            )?;
+            Ok((p, epoch))
+        })();
+        let (p, epoch) = read.map_err(|m| row_error(name, "pickups", &id, m))?;
+        lock(epochs).insert(p.id.clone(), epoch);
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// A PostgreSQL connection, moved to the writer thread.
+pub(super) struct PostgresStore {
+    client: Client,
+    config: Config,
+    name: String,
+    server: ServerId,
+    epochs: Epochs,
+}
+
+impl PostgresStore {
+    /// Takes every row `from` owns: owner and epoch change in one
+    /// transaction.
+    pub(super) fn claim_from(
+        &mut self,
+        from: &ServerId,
+    ) -> Result<(Vec<ContainerRow>, Vec<PickupRow>), DatabaseError> {
+        let name = self.name.clone();
+        let e = |e: postgres::Error| schema::error(&name, &e);
+        let (me, them) = (self.server.as_str(), from.as_str());
+        let mut tx = self.client.transaction().map_err(e)?;
+        let found = tx
+            .query(
+                "UPDATE containers SET owner = $1, epoch = epoch + 1 WHERE owner = $2 RETURNING id, epoch, adoption, contents, store",
+                &[&me, &them],
+            )
+            .map_err(e)?;
+        let containers = container_rows(&found, &name, &self.epochs)?;
+        let found = tx
+            .query(
+                "UPDATE pickups SET owner = $1, epoch = epoch + 1 WHERE owner = $2 RETURNING id, epoch, item, amount, props, x, y, z",
+                &[&me, &them],
+            )
+            .map_err(e)?;
+        let pickups = pickup_rows(&found, &name, &self.epochs)?;
+        tx.execute("DELETE FROM handovers WHERE to_server = $1", &[&them])
+            .map_err(e)?;
+        tx.commit().map_err(e)?;
+        Ok((containers, pickups))
+    }
+}
+
+impl Store for PostgresStore {
+    fn write(&mut self, rows: &FrameRows) -> Result<Written, StoreError> {
+        let known = lock(&self.epochs).clone();
+        let outcome = write::frame(&mut self.client, rows, &self.server, &known);
+        match outcome {
+            Ok(Ok(done)) => {
+                let mut epochs = lock(&self.epochs);
+                for (id, epoch) in done.epochs {
+                    match epoch {
+                        Some(epoch) => epochs.insert(id, epoch),
+                        None => epochs.remove(&id),
+                    };
+                }
+                Ok(done.written)
+            }
+            Ok(Err(lost)) => Err(StoreError::Fenced(self.owners(lost))),
+            Err(e) if schema::is_disconnect(&e) => {
+                Err(StoreError::Disconnected(schema::describe(&e)))
+            }
+            Err(e) => Err(StoreError::Failed(DatabaseError::Write {
+                path: self.name.clone(),
+                frame: rows.frame,
+                message: schema::describe(&e),
+            })),
+        }
+    }
+
+    fn reconnect(&mut self) -> Result<u64, DatabaseError> {
+        self.client = schema::connect(&self.config, &self.name, &self.server)?;
+        let row = self
+            .client
+            .query_opt(
+                "SELECT frame FROM servers WHERE id = $1",
+                &[&self.server.as_str()],
+            )
+            .map_err(|e| schema::error(&self.name, &e))?;
+        let frame: i64 = row
+            .map_or(Ok(0), |r| r.try_get(0))
+            .map_err(|e| schema::error(&self.name, &e))?;
+        Ok(frame.max(0) as u64)
+    }
+
+    fn reread(&mut self, ids: &[String]) -> Result<Reread, DatabaseError> {
+        let name = self.name.clone();
+        let e = |e: postgres::Error| schema::error(&name, &e);
+        let me = self.server.as_str();
+        let mut out = Reread::default();
+        let mut seen = std::collections::BTreeSet::new();
+        let found = self
+            .client
+            .query("SELECT id, epoch, adoption, contents, store, owner FROM containers WHERE id = ANY($1) ORDER BY id", &[&ids])
+            .map_err(e)?;
+        let (mine, others): (Vec<Row>, Vec<Row>) =
+            found.into_iter().partition(|r| r.get::<_, String>(5) == me);
+        out.containers = container_rows(&mine, &name, &self.epochs)?;
+        let found = self
+            .client
+            .query("SELECT id, epoch, item, amount, props, x, y, z, owner FROM pickups WHERE id = ANY($1) ORDER BY id", &[&ids])
+            .map_err(e)?;
+        let (mine_p, others_p): (Vec<Row>, Vec<Row>) =
+            found.into_iter().partition(|r| r.get::<_, String>(8) == me);
+        out.pickups = pickup_rows(&mine_p, &name, &self.epochs)?;
+        seen.extend(out.containers.iter().map(|c| c.id.clone()));
+        seen.extend(out.pickups.iter().map(|p| p.id.clone()));
+        let mut epochs = lock(&self.epochs);
+        for (r, owner_at) in others
+            .iter()
+            .map(|r| (r, 5))
+            .chain(others_p.iter().map(|r| (r, 8)))
+        {
+            let id: String = r.get(0);
+            epochs.remove(&id);
+            seen.insert(id.clone());
+            out.others.push(Lost {
+                id,
+                owner: Some(ServerId::new(r.get::<_, String>(owner_at))),
+            });
+        }
+        for id in ids {
+            if !seen.contains(id) {
+                epochs.remove(id);
+                out.missing.push(id.clone());
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl PostgresStore {
+    /// Who owns the `lost` ids now (outside the refused transaction).
+    fn owners(&mut self, lost: Vec<String>) -> Vec<Lost> {
+        let found = self
+            .client
+            .query(
+                "SELECT id, owner FROM containers WHERE id = ANY($1) UNION ALL SELECT id, owner FROM pickups WHERE id = ANY($1)",
+                &[&lost],
+            )
+            .unwrap_or_default();
+        let owners: HashMap<String, String> = found.iter().map(|r| (r.get(0), r.get(1))).collect();
+        lost.into_iter()
+            .map(|id| Lost {
+                owner: owners.get(&id).map(|o| ServerId::new(o.clone())),
+                id,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,215 @@
+//! Connecting, the schema's version and its migrations, and what the
+//! server said, as errors a game can act on.
+
+use std::time::Duration;
+
+use postgres::error::SqlState;
+use postgres::{Client, Config, NoTls};
+
+use crate::persist::error::DatabaseError;
+use crate::persist::servers::ServerId;
+
+/// The schema version this build writes, in the table `container_schema`.
+/// An older one is migrated when a server opens the database; a newer one
+/// is refused.
+///
+/// | version | what it added |
+/// | --- | --- |
+/// | 1 | `servers` (each server's last frame and next pickup number), `containers` and `pickups` (as in SQLite, with `owner` and `epoch`), `handovers` (containers given to a server that has not spawned them yet) |
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Migration `i` takes a database from version `i` to `i + 1`.
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = ["
+    CREATE TABLE servers (
+        id TEXT PRIMARY KEY,
+        frame BIGINT NOT NULL CHECK (frame >= 0),
+        next_pickup BIGINT NOT NULL CHECK (next_pickup >= 1)
+    );
+    CREATE TABLE containers (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        epoch BIGINT NOT NULL,
+        adoption TEXT NOT NULL,
+        contents TEXT NOT NULL,
+        store TEXT
+    );
+    CREATE INDEX containers_owner ON containers (owner);
+    CREATE TABLE pickups (
+        id TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        epoch BIGINT NOT NULL,
+        item TEXT NOT NULL,
+        amount BIGINT NOT NULL,
+        props TEXT NOT NULL,
+        x DOUBLE PRECISION NOT NULL,
+        y DOUBLE PRECISION NOT NULL,
+        z DOUBLE PRECISION NOT NULL
+    );
+    CREATE INDEX pickups_owner ON pickups (owner);
+    CREATE TABLE handovers (
+        id TEXT PRIMARY KEY,
+        to_server TEXT NOT NULL,
+        epoch BIGINT NOT NULL
+    );
+    CREATE INDEX handovers_to ON handovers (to_server);
+"];
+
+/// How long a session may sit in an open transaction before PostgreSQL
+/// ends it: a server paused (or stuck) inside its frame's transaction
+/// holds row locks, and a claim must not wait for it for ever.
+pub(super) const IDLE_IN_TRANSACTION: Duration = Duration::from_secs(5);
+
+/// How long a statement waits for a row lock before it fails.
+pub(super) const LOCK_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// What went wrong, in words: the server's code and message, or the
+/// client's own error and its cause.
+pub(super) fn describe(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => match std::error::Error::source(e) {
+            Some(cause) => format!("{e}: {cause}"),
+            None => e.to_string(),
+        },
+    }
+}
+
+/// The error a game can act on.
+pub(super) fn error(name: &str, e: &postgres::Error) -> DatabaseError {
+    let path = name.to_string();
+    let message = describe(e);
+    match e.code() {
+        Some(c)
+            if *c == SqlState::INVALID_PASSWORD
+                || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION =>
+        {
+            DatabaseError::Authentication { path, message }
+        }
+        Some(c) if *c == SqlState::UNDEFINED_TABLE || *c == SqlState::UNDEFINED_COLUMN => {
+            DatabaseError::Damaged { path, message }
+        }
+        Some(_) => DatabaseError::Open { path, message },
+        None => DatabaseError::Connect { path, message },
+    }
+}
+
+/// Whether `e` means the connection is gone (the server restarted, the
+/// session was ended), not that a statement was wrong.
+pub(super) fn is_disconnect(e: &postgres::Error) -> bool {
+    if e.is_closed() {
+        return true;
+    }
+    match e.code() {
+        Some(c) => {
+            *c == SqlState::ADMIN_SHUTDOWN
+                || *c == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT
+                || *c == SqlState::CRASH_SHUTDOWN
+                || *c == SqlState::CANNOT_CONNECT_NOW
+        }
+        None => true,
+    }
+}
+
+/// Connects as `server`: the session's timeouts set, and the server's lock
+/// taken (one process per server id).
+pub(super) fn connect(
+    config: &Config,
+    name: &str,
+    server: &ServerId,
+) -> Result<Client, DatabaseError> {
+    let mut client = config.connect(NoTls).map_err(|e| error(name, &e))?;
+    let settings = format!(
+        "SET idle_in_transaction_session_timeout = {}; SET lock_timeout = {}; SET application_name = 'bevy_container {}'",
+        IDLE_IN_TRANSACTION.as_millis(),
+        LOCK_TIMEOUT.as_millis(),
+        server.as_str().replace('\'', "")
+    );
+    client
+        .batch_execute(&settings)
+        .map_err(|e| error(name, &e))?;
+    let locked: bool = client
+        .query_one(
+            "SELECT pg_try_advisory_lock(hashtext('bevy_container'), hashtext($1))",
+            &[&server.as_str()],
+        )
+        .and_then(|row| row.try_get(0))
+        .map_err(|e| error(name, &e))?;
+    if !locked {
+        return Err(DatabaseError::ServerInUse {
+            path: name.to_string(),
+            server: server.to_string(),
+        });
+    }
+    Ok(client)
+}
+
+/// Connects for listening: the timeouts, no lock.
+pub(super) fn connect_plain(config: &Config, name: &str) -> Result<Client, DatabaseError> {
+    let mut client = config.connect(NoTls).map_err(|e| error(name, &e))?;
+    client
+        .batch_execute(&format!(
+            "SET idle_in_transaction_session_timeout = {}; SET lock_timeout = {}",
+            IDLE_IN_TRANSACTION.as_millis(),
+            LOCK_TIMEOUT.as_millis()
+        ))
+        .map_err(|e| error(name, &e))?;
+    Ok(client)
+}
+
+/// Brings the schema to [`SCHEMA_VERSION`]; a newer schema, or tables of
+/// another program under this crate's names, are refused before anything
+/// changes. Servers starting together migrate one at a time.
+pub(super) fn migrate(client: &mut Client, name: &str) -> Result<(), DatabaseError> {
+    let e = |e: postgres::Error| error(name, &e);
+    let mut tx = client.transaction().map_err(e)?;
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtext('bevy_container'), 0)",
+        &[],
+    )
+    .map_err(e)?;
+    let tables: Vec<String> = tx
+        .query(
+            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('container_schema', 'servers', 'containers', 'pickups', 'handovers')",
+            &[],
+        )
+        .map_err(e)?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let version: i64 = if tables.iter().any(|t| t == "container_schema") {
+        tx.query_one("SELECT version FROM container_schema", &[])
+            .and_then(|r| r.try_get(0))
+            .map_err(|err| DatabaseError::Damaged {
+                path: name.to_string(),
+                message: format!("table container_schema: {}", describe(&err)),
+            })?
+    } else if !tables.is_empty() {
+        return Err(DatabaseError::Damaged {
+            path: name.to_string(),
+            message: format!(
+                "it holds tables named {} that are not this crate's (no table container_schema)",
+                tables.join(", ")
+            ),
+        });
+    } else {
+        tx.batch_execute("CREATE TABLE container_schema (version BIGINT NOT NULL); INSERT INTO container_schema VALUES (0)")
+            .map_err(e)?;
+        0
+    };
+    if version > SCHEMA_VERSION {
+        return Err(DatabaseError::Newer {
+            path: name.to_string(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    for (from, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        tx.batch_execute(sql).map_err(e)?;
+        tx.execute(
+            "UPDATE container_schema SET version = $1",
+            &[&(from as i64 + 1)],
+        )
+        .map_err(e)?;
+    }
+    tx.commit().map_err(e)
+}

@@ -1,0 +1,285 @@
+//! One frame's transaction: every write conditional on this server's
+//! ownership of the row at the epoch it knows.
+
+use std::collections::HashMap;
+
+use postgres::{Client, Transaction};
+
+use crate::persist::rows::PickupRow;
+use crate::persist::servers::ServerId;
+use crate::persist::store::{ContainerPut, FrameRows, Written};
+
+/// A committed frame: what it wrote, and each id's epoch now (`None`: no
+/// longer this server's row).
+pub(super) struct Done {
+    pub(super) written: Written,
+    pub(super) epochs: Vec<(String, Option<i64>)>,
+}
+
+/// Writes `rows` in one transaction: `Ok(Err(ids))` when rows of the
+/// frame are not this server's at the epoch it knows (nothing written).
+pub(super) fn frame(
+    client: &mut Client,
+    rows: &FrameRows,
+    server: &ServerId,
+    known: &HashMap<String, i64>,
+) -> Result<Result<Done, Vec<String>>, postgres::Error> {
+    let mut tx = client.transaction()?;
+    let mut w = Frame {
+        me: server.as_str(),
+        known,
+        lost: Vec::new(),
+        done: Done {
+            written: Written::default(),
+            epochs: Vec::new(),
+        },
+    };
+    w.containers(&mut tx, rows)?;
+    w.pickups(&mut tx, rows)?;
+    w.handovers(&mut tx, rows)?;
+    if !w.lost.is_empty() {
+        // dropped: rolled back, nothing of the frame written
+        w.lost.sort();
+        w.lost.dedup();
+        return Ok(Err(w.lost));
+    }
+    tx.execute(
+        "INSERT INTO servers (id, frame, next_pickup) VALUES ($1, $2, $3)
+         ON CONFLICT (id) DO UPDATE SET frame = EXCLUDED.frame, next_pickup = EXCLUDED.next_pickup",
+        &[&w.me, &(rows.frame as i64), &(rows.next_pickup as i64)],
+    )?;
+    tx.commit()?;
+    Ok(Ok(w.done))
+}
+
+/// The frame's transaction as it goes.
+struct Frame<'a> {
+    me: &'a str,
+    known: &'a HashMap<String, i64>,
+    /// Ids whose conditional write found another owner or epoch.
+    lost: Vec<String>,
+    done: Done,
+}
+
+/// A container's columns, each as an array.
+type Columns<'a> = (
+    Vec<&'a str>,
+    Vec<&'a str>,
+    Vec<&'a str>,
+    Vec<Option<&'a str>>,
+);
+
+fn columns<'a>(list: &[&'a ContainerPut<'a>]) -> Columns<'a> {
+    (
+        list.iter().map(|c| c.id).collect(),
+        list.iter().map(|c| c.adoption).collect(),
+        list.iter().map(|c| c.contents.as_str()).collect(),
+        list.iter().map(|c| c.store).collect(),
+    )
+}
+
+/// The ids of `expected` that `returned` lacks.
+fn missing<'a>(expected: &[&'a str], returned: &[postgres::Row]) -> Vec<&'a str> {
+    let back: std::collections::HashSet<String> = returned.iter().map(|r| r.get(0)).collect();
+    expected
+        .iter()
+        .copied()
+        .filter(|id| !back.contains(*id))
+        .collect()
+}
+
+impl Frame<'_> {
+    fn epoch(&self, id: &str) -> Option<i64> {
+        self.known.get(id).copied()
+    }
+
+    fn containers(
+        &mut self,
+        tx: &mut Transaction,
+        rows: &FrameRows,
+    ) -> Result<(), postgres::Error> {
+        let (old, new): (Vec<&ContainerPut>, Vec<&ContainerPut>) = rows
+            .containers
+            .iter()
+            .partition(|c| self.epoch(c.id).is_some());
+        if !old.is_empty() {
+            let (ids, adoptions, contents, stores) = columns(&old);
+            let epochs: Vec<i64> = ids.iter().map(|id| self.epoch(id).unwrap_or(0)).collect();
+            let back = tx.query(
+                "UPDATE containers AS c SET adoption = u.adoption, contents = u.contents, store = u.store
+                 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[]) AS u(id, adoption, contents, store, epoch)
+                 WHERE c.id = u.id AND c.owner = $6 AND c.epoch = u.epoch RETURNING c.id",
+                &[&ids, &adoptions, &contents, &stores, &epochs, &self.me],
+            )?;
+            self.lost
+                .extend(missing(&ids, &back).into_iter().map(str::to_string));
+        }
+        if !new.is_empty() {
+            let (ids, adoptions, contents, stores) = columns(&new);
+            // a row already there is this server's only at epoch 1 (a
+            // commit whose answer the connection lost)
+            let back = tx.query(
+                "INSERT INTO containers (id, owner, epoch, adoption, contents, store)
+                 SELECT u.id, $5, 1, u.adoption, u.contents, u.store
+                 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(id, adoption, contents, store)
+                 ON CONFLICT (id) DO UPDATE SET adoption = EXCLUDED.adoption, contents = EXCLUDED.contents, store = EXCLUDED.store
+                 WHERE containers.owner = EXCLUDED.owner AND containers.epoch = 1 RETURNING id",
+                &[&ids, &adoptions, &contents, &stores, &self.me],
+            )?;
+            self.lost
+                .extend(missing(&ids, &back).into_iter().map(str::to_string));
+            self.done
+                .epochs
+                .extend(ids.iter().map(|id| (id.to_string(), Some(1))));
+        }
+        self.done.written.containers += rows.containers.len() as u64;
+        let gone = self.delete(tx, "containers", &rows.container_deletes)?;
+        self.done.written.deleted += gone;
+        Ok(())
+    }
+
+    /// Deletes the rows of `ids` this server knows (an id it never wrote
+    /// has no row); returns how many went.
+    fn delete(
+        &mut self,
+        tx: &mut Transaction,
+        table: &str,
+        ids: &[&str],
+    ) -> Result<u64, postgres::Error> {
+        let ids: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| self.epoch(id).is_some())
+            .collect();
+        self.done
+            .epochs
+            .extend(ids.iter().map(|id| (id.to_string(), None)));
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let epochs: Vec<i64> = ids.iter().map(|id| self.epoch(id).unwrap_or(0)).collect();
+        let back = tx.query(
+            &format!(
+                "DELETE FROM {table} AS t USING unnest($1::text[], $2::int8[]) AS u(id, epoch)
+                 WHERE t.id = u.id AND t.owner = $3 AND t.epoch = u.epoch RETURNING t.id"
+            ),
+            &[&ids, &epochs, &self.me],
+        )?;
+        self.lost
+            .extend(missing(&ids, &back).into_iter().map(str::to_string));
+        Ok(back.len() as u64)
+    }
+
+    fn pickups(&mut self, tx: &mut Transaction, rows: &FrameRows) -> Result<(), postgres::Error> {
+        let (old, new): (Vec<&PickupRow>, Vec<&PickupRow>) = rows
+            .pickups
+            .iter()
+            .copied()
+            .partition(|p| self.epoch(&p.id).is_some());
+        for (list, is_new) in [(old, false), (new, true)] {
+            if list.is_empty() {
+                continue;
+            }
+            let ids: Vec<&str> = list.iter().map(|p| p.id.as_str()).collect();
+            let items: Vec<&str> = list.iter().map(|p| p.item.as_str()).collect();
+            let amounts: Vec<i64> = list.iter().map(|p| i64::from(p.amount)).collect();
+            let props: Vec<&str> = list.iter().map(|p| p.props.canonical()).collect();
+            let axis = |f: fn(&bevy::math::Vec3) -> f32| {
+                list.iter()
+                    .map(|p| f64::from(f(&p.translation)))
+                    .collect::<Vec<f64>>()
+            };
+            let (x, y, z) = (axis(|t| t.x), axis(|t| t.y), axis(|t| t.z));
+            let epochs: Vec<i64> = ids.iter().map(|id| self.epoch(id).unwrap_or(1)).collect();
+            let sql = if is_new {
+                "INSERT INTO pickups (id, owner, epoch, item, amount, props, x, y, z)
+                 SELECT u.id, $8, 1, u.item, u.amount, u.props, u.x, u.y, u.z
+                 FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::float8[], $6::float8[], $7::float8[], $9::int8[])
+                   AS u(id, item, amount, props, x, y, z, epoch)
+                 ON CONFLICT (id) DO UPDATE SET item = EXCLUDED.item, amount = EXCLUDED.amount, props = EXCLUDED.props,
+                   x = EXCLUDED.x, y = EXCLUDED.y, z = EXCLUDED.z
+                 WHERE pickups.owner = EXCLUDED.owner AND pickups.epoch = 1 RETURNING id"
+            } else {
+                "UPDATE pickups AS t SET item = u.item, amount = u.amount, props = u.props, x = u.x, y = u.y, z = u.z
+                 FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::float8[], $6::float8[], $7::float8[], $9::int8[])
+                   AS u(id, item, amount, props, x, y, z, epoch)
+                 WHERE t.id = u.id AND t.owner = $8 AND t.epoch = u.epoch RETURNING t.id"
+            };
+            let back = tx.query(
+                sql,
+                &[
+                    &ids, &items, &amounts, &props, &x, &y, &z, &self.me, &epochs,
+                ],
+            )?;
+            self.lost
+                .extend(missing(&ids, &back).into_iter().map(str::to_string));
+            if is_new {
+                self.done
+                    .epochs
+                    .extend(ids.iter().map(|id| (id.to_string(), Some(1))));
+            }
+        }
+        self.done.written.pickups += rows.pickups.len() as u64;
+        let gone = self.delete(tx, "pickups", &rows.pickup_deletes)?;
+        self.done.written.deleted += gone;
+        Ok(())
+    }
+
+    /// Gives the handed-over containers their new owner and the next
+    /// epoch, records each for its server, and wakes the servers.
+    fn handovers(&mut self, tx: &mut Transaction, rows: &FrameRows) -> Result<(), postgres::Error> {
+        if rows.handovers.is_empty() {
+            return Ok(());
+        }
+        let written_new: std::collections::HashSet<&str> = rows
+            .containers
+            .iter()
+            .filter(|c| self.epoch(c.id).is_none())
+            .map(|c| c.id)
+            .collect();
+        let mut ids = Vec::new();
+        let mut to = Vec::new();
+        let mut epochs = Vec::new();
+        for (id, server) in &rows.handovers {
+            let epoch = match self.epoch(id) {
+                Some(e) => e,
+                None if written_new.contains(id) => 1,
+                // never written (its adoption never loaded): no row to hand
+                None => {
+                    bevy::log::warn!(
+                        "{id} was handed to {server} before it was ever written: it has no row, and arrives nowhere"
+                    );
+                    continue;
+                }
+            };
+            ids.push(*id);
+            to.push(server.as_str());
+            epochs.push(epoch);
+        }
+        let back = tx.query(
+            "UPDATE containers AS c SET owner = u.to_server, epoch = c.epoch + 1
+             FROM unnest($1::text[], $2::text[], $3::int8[]) AS u(id, to_server, epoch)
+             WHERE c.id = u.id AND c.owner = $4 AND c.epoch = u.epoch RETURNING c.id",
+            &[&ids, &to, &epochs, &self.me],
+        )?;
+        self.lost
+            .extend(missing(&ids, &back).into_iter().map(str::to_string));
+        let next: Vec<i64> = epochs.iter().map(|e| e + 1).collect();
+        tx.execute(
+            "INSERT INTO handovers (id, to_server, epoch) SELECT * FROM unnest($1::text[], $2::text[], $3::int8[])
+             ON CONFLICT (id) DO UPDATE SET to_server = EXCLUDED.to_server, epoch = EXCLUDED.epoch",
+            &[&ids, &to, &next],
+        )?;
+        let mut servers = to.clone();
+        servers.sort();
+        servers.dedup();
+        tx.execute(
+            "SELECT pg_notify('bevy_container_handover', s) FROM unnest($1::text[]) AS s",
+            &[&servers],
+        )?;
+        self.done
+            .epochs
+            .extend(ids.iter().map(|id| (id.to_string(), None)));
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! Several servers on one database: who a server is, the request that
+//! hands a container to another, and the facts a server learns about
+//! ownership (a container arrived, was handed over, was lost).
+
+use bevy::prelude::*;
+
+use super::store::Lost;
+
+/// A game server's name on a shared database, given by the game and the
+/// same on every run of that server (`zone-north`, `instance-17`). Every
+/// persisted container and pickup is owned by one server; a server loads
+/// only what it owns. At most 64 bytes.
+///
+/// ```
+/// use bevy_container::persist::ServerId;
+/// let zone = ServerId::new("zone-north");
+/// assert_eq!(zone.as_str(), "zone-north");
+/// assert_eq!(ServerId::default().as_str(), "main");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Reflect)]
+pub struct ServerId(String);
+
+impl ServerId {
+    /// The longest server id, in bytes.
+    pub const LONGEST: usize = 64;
+
+    /// The server `id`.
+    pub fn new(id: impl Into<String>) -> ServerId {
+        ServerId(id.into())
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether a database can hold it: 1 to [`ServerId::LONGEST`] bytes.
+    pub fn fits(&self) -> bool {
+        !self.0.is_empty() && self.0.len() <= Self::LONGEST
+    }
+}
+
+impl Default for ServerId {
+    /// `main`: the one server of a game that has one.
+    fn default() -> ServerId {
+        ServerId::new("main")
+    }
+}
+
+impl std::fmt::Display for ServerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// This server's id, as the database was opened with it. A resource.
+#[derive(Resource, Debug, Clone, PartialEq, Eq, Deref)]
+pub struct ThisServer(pub ServerId);
+
+/// Request: give `container` (a persisted container of this world) to the
+/// server `to`. In this frame's transaction its row is written as of this
+/// frame and gets its new owner and the next epoch; the container leaves
+/// this world at the end of the frame (its items with it, as
+/// [`DespawnPolicy::LeaveWithContents`](crate::plugin::DespawnPolicy)
+/// says), and `to` spawns it ([`ContainerArrived`]) as soon as it hears
+/// of it, or when it next starts. PostgreSQL only: a SQLite file has one
+/// server, and the request is refused with a warning there.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::persist::{HandOver, ServerId};
+///
+/// // the player crossed the border: its backpack goes with it
+/// fn cross(backpack: Entity, mut hand_over: MessageWriter<HandOver>) {
+///     hand_over.write(HandOver { container: backpack, to: ServerId::new("zone-south") });
+/// }
+/// # let _ = cross;
+/// ```
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct HandOver {
+    /// The container.
+    pub container: Entity,
+    /// The server that owns it next.
+    pub to: ServerId,
+}
+
+/// Fact: a container was handed to this server (or claimed by it) and is
+/// now in this world, under its id. Its contents load when its adoption
+/// does ([`ContainerReady`](crate::plugin::ContainerReady)).
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct ContainerArrived {
+    /// The container's entity in this world.
+    pub container: Entity,
+    /// Its persistent id.
+    pub id: String,
+}
+
+/// Fact: a container left this world for another server; its row names
+/// that server as its owner, committed with the frame it left in.
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct ContainerHandedOver {
+    /// Its persistent id.
+    pub id: String,
+    /// Its new owner.
+    pub to: ServerId,
+}
+
+/// Fact: the database refused a write of this server because another
+/// server owns the container (or pickup) now, or owns it at a later epoch
+/// (it was claimed while this server was away). The entity left this
+/// world without its items (they are the other server's), and every other
+/// entity the unwritten frames touched was put back as the database holds
+/// it, so nothing this server did since its last write reaches the
+/// database.
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct ContainerLost {
+    /// The entity it was in this world.
+    pub entity: Entity,
+    /// Its id, and who owns it now.
+    pub lost: Lost,
+}

@@ -1,0 +1,112 @@
+//! What a store is to the writer thread: one frame's rows, written in one
+//! transaction, or nothing of them. The writer (what changed, in what
+//! order, merged frames, the queue) is the same for every store; a store
+//! only turns rows into its own statements.
+
+use super::error::DatabaseError;
+use super::rows::{ContainerRow, PickupRow};
+use super::servers::ServerId;
+
+/// A container to write: its id, its adoption's path, its save as JSON,
+/// its store's id.
+pub(super) struct ContainerPut<'a> {
+    pub(super) id: &'a str,
+    pub(super) adoption: &'a str,
+    pub(super) contents: String,
+    pub(super) store: Option<&'a str>,
+}
+
+/// Everything one transaction writes: the last state of every id over the
+/// frames merged into it, in id order, and the last frame's number.
+#[derive(Default)]
+pub(super) struct FrameRows<'a> {
+    pub(super) frame: u64,
+    pub(super) next_pickup: u64,
+    pub(super) containers: Vec<ContainerPut<'a>>,
+    pub(super) container_deletes: Vec<&'a str>,
+    pub(super) pickups: Vec<&'a PickupRow>,
+    pub(super) pickup_deletes: Vec<&'a str>,
+    /// Containers given to another server: written above as of this
+    /// frame, then owned by the other at the next epoch.
+    pub(super) handovers: Vec<(&'a str, &'a ServerId)>,
+}
+
+impl FrameRows<'_> {
+    /// Every id the transaction writes, deletes or hands over.
+    pub(super) fn ids(&self) -> impl Iterator<Item = &str> {
+        self.containers
+            .iter()
+            .map(|c| c.id)
+            .chain(self.container_deletes.iter().copied())
+            .chain(self.pickups.iter().map(|p| p.id.as_str()))
+            .chain(self.pickup_deletes.iter().copied())
+            .chain(self.handovers.iter().map(|(id, _)| *id))
+    }
+}
+
+/// What a transaction wrote.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Written {
+    pub(super) containers: u64,
+    pub(super) pickups: u64,
+    pub(super) deleted: u64,
+}
+
+/// A container or pickup this server no longer owns: its id and who owns
+/// it now (`None`: nobody, the row is gone).
+///
+/// ```
+/// use bevy_container::persist::{Lost, ServerId};
+/// let lost = Lost { id: "chest-7".into(), owner: Some(ServerId::new("zone-b")) };
+/// assert_eq!(lost.to_string(), "chest-7 (now owned by zone-b)");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lost {
+    /// The persistent id.
+    pub id: String,
+    /// Its owner now, if the row still exists.
+    pub owner: Option<ServerId>,
+}
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.owner {
+            Some(owner) => write!(f, "{} (now owned by {owner})", self.id),
+            None => write!(f, "{} (no longer in the database)", self.id),
+        }
+    }
+}
+
+/// Why a transaction wrote nothing.
+pub(super) enum StoreError {
+    /// The store cannot go on: the writer stops with this error.
+    Failed(DatabaseError),
+    /// Rows of the transaction are owned by another server or at another
+    /// epoch: nothing was written (the fence).
+    Fenced(Vec<Lost>),
+    /// The connection broke; whether the commit happened is unknown.
+    Disconnected(String),
+}
+
+/// The rows of some ids as the store holds them now: those this server
+/// owns, and who owns the others. An id in neither has no row.
+#[derive(Debug, Default)]
+pub(crate) struct Reread {
+    pub(super) containers: Vec<ContainerRow>,
+    pub(super) pickups: Vec<PickupRow>,
+    pub(super) others: Vec<Lost>,
+    /// The ids with no row at all.
+    pub(super) missing: Vec<String>,
+}
+
+/// A store: SQLite (one server, one file) or PostgreSQL (several servers).
+pub(super) trait Store: Send {
+    /// Writes `rows` in one transaction, or nothing of them.
+    fn write(&mut self, rows: &FrameRows) -> Result<Written, StoreError>;
+    /// Connects again after [`StoreError::Disconnected`]; returns the last
+    /// frame the store holds for this server, to tell whether the
+    /// interrupted commit happened.
+    fn reconnect(&mut self) -> Result<u64, DatabaseError>;
+    /// The rows of `ids` as the store holds them now.
+    fn reread(&mut self, ids: &[String]) -> Result<Reread, DatabaseError>;
+}

@@ -1,0 +1,372 @@
+//! Containers in PostgreSQL shared by several servers (feature
+//! `postgres`): hand-overs exactly once, fencing of a server that lost a
+//! container, errors that name the fix, a database restarted under a
+//! running server. Each test starts its own throwaway cluster (or a fresh
+//! database in `BEVY_CONTAINER_PG`).
+#![cfg(feature = "postgres")]
+
+mod common;
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use bevy_container::persist::{
+    ContainerArrived, ContainerDatabase, ContainerDatabasePlugin, ContainerLost, DatabaseError,
+    DatabaseWriter, HandOver, PersistentEntities, PersistentId, ServerId, ThrowawayPostgres,
+};
+use bevy_container::plugin::*;
+
+/// A database `name` for one test, and the cluster it lives in (kept
+/// alive by the caller).
+fn database(name: &str) -> (Option<ThrowawayPostgres>, String) {
+    ThrowawayPostgres::url_for_tests(name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every message of type `M` the app sent, kept.
+#[derive(Resource)]
+struct Heard<M: Message + Clone>(Vec<M>);
+
+fn hear<M: Message + Clone>(mut heard: ResMut<Heard<M>>, mut reader: MessageReader<M>) {
+    heard.0.extend(reader.read().cloned());
+}
+
+/// A server `server` on `url`, with the crate's assets.
+fn server(url: &str, server: &str) -> App {
+    let db = ContainerDatabase::open_as(url, ServerId::new(server)).expect("the database opens");
+    server_on(db)
+}
+
+fn server_on(db: ContainerDatabase) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        common::crate_assets(),
+        ContainerPlugin::default(),
+        ContainerDatabasePlugin::new(db),
+    ))
+    .insert_resource(Heard::<ContainerArrived>(Vec::new()))
+    .insert_resource(Heard::<ContainerLost>(Vec::new()))
+    .add_systems(Last, (hear::<ContainerArrived>, hear::<ContainerLost>));
+    app.update();
+    app
+}
+
+/// Runs frames until `done` holds (bounded).
+fn until(app: &mut App, what: &str, mut done: impl FnMut(&mut App) -> bool) {
+    for _ in 0..3_000 {
+        app.update();
+        if done(app) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    panic!("{what} never happened");
+}
+
+fn entity(app: &App, id: &str) -> Option<Entity> {
+    app.world().resource::<PersistentEntities>().get(id)
+}
+
+fn contents<'a>(app: &'a App, id: &str) -> Option<&'a ContainerContents> {
+    entity(app, id).and_then(|e| app.world().get::<ContainerContents>(e))
+}
+
+fn ready(app: &App, id: &str) -> bool {
+    contents(app, id).is_some_and(ContainerContents::is_ready)
+}
+
+fn spawn_backpack(app: &mut App, id: &str) -> Entity {
+    let adoption = app
+        .world()
+        .resource::<AssetServer>()
+        .load("backpack.adoption.json");
+    let e = app
+        .world_mut()
+        .spawn((PersistentId::new(id), Container::new(adoption)))
+        .id();
+    until(app, "the backpack's adoption loading", |app| {
+        app.world()
+            .get::<ContainerContents>(e)
+            .is_some_and(ContainerContents::is_ready)
+    });
+    e
+}
+
+fn flush(app: &App) {
+    app.world()
+        .resource::<DatabaseWriter>()
+        .flush()
+        .expect("every frame written");
+}
+
+fn request(app: &mut App, r: impl Into<ContainerRequest>) {
+    app.world_mut().write_message(r.into());
+    app.update();
+}
+
+/// A row as the database holds it: owner, epoch, contents.
+fn row(url: &str, id: &str) -> Option<(String, i64, String)> {
+    let mut c = postgres::Client::connect(url, postgres::NoTls).expect("connects");
+    c.query_opt(
+        "SELECT owner, epoch, contents FROM containers WHERE id = $1",
+        &[&id],
+    )
+    .expect("reads")
+    .map(|r| (r.get(0), r.get(1), r.get(2)))
+}
+
+#[test]
+fn a_container_handed_over_leaves_one_server_and_arrives_at_the_other_once() {
+    let (_pg, url) = database("handover");
+    let mut north = server(&url, "north");
+    let pack = spawn_backpack(&mut north, "pack-of-ilsa");
+    request(&mut north, Deliver::new(pack, "berries", 25));
+    request(&mut north, Deliver::new(pack, "axe", 1));
+    flush(&north);
+    let mut south = server(&url, "south");
+    assert_eq!(
+        entity(&south, "pack-of-ilsa"),
+        None,
+        "south loads only what it owns"
+    );
+
+    north.world_mut().write_message(HandOver {
+        container: pack,
+        to: ServerId::new("south"),
+    });
+    north.update();
+    flush(&north);
+    north.update();
+    assert!(
+        north.world().get_entity(pack).is_err(),
+        "it left north's world"
+    );
+    assert_eq!(entity(&north, "pack-of-ilsa"), None);
+    let (owner, epoch, _) = row(&url, "pack-of-ilsa").expect("the row stays");
+    assert_eq!(
+        (owner.as_str(), epoch),
+        ("south", 2),
+        "one owner, the next epoch"
+    );
+
+    until(&mut south, "the arrival", |app| ready(app, "pack-of-ilsa"));
+    let there = contents(&south, "pack-of-ilsa").expect("arrived");
+    assert_eq!((there.count("berries"), there.count("axe")), (25, 1));
+    for _ in 0..20 {
+        south.update();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let arrived = &south.world().resource::<Heard<ContainerArrived>>().0;
+    assert_eq!(arrived.len(), 1, "arrived once: {arrived:?}");
+
+    // south changes it; north, restarted, does not get it back
+    let there = entity(&south, "pack-of-ilsa").expect("in south");
+    request(&mut south, Take::new(there, "berries", 5).from_slot(0));
+    flush(&south);
+    drop(north);
+    let north = server(&url, "north");
+    assert_eq!(
+        entity(&north, "pack-of-ilsa"),
+        None,
+        "north no longer owns it"
+    );
+    let (owner, _, text) = row(&url, "pack-of-ilsa").expect("the row");
+    assert_eq!(owner, "south");
+    assert!(text.contains("15") || text.contains("berries"), "{text}");
+}
+
+#[test]
+fn a_server_that_lost_a_container_writes_nothing_of_it_and_puts_back_what_it_touched() {
+    let (_pg, url) = database("fence");
+    let mut north = server(&url, "north");
+    let lost = spawn_backpack(&mut north, "pack-lost");
+    let kept = spawn_backpack(&mut north, "pack-kept");
+    request(&mut north, Deliver::new(lost, "berries", 10));
+    request(&mut north, Deliver::new(kept, "berries", 2));
+    flush(&north);
+    let (_, _, before_kept) = row(&url, "pack-kept").expect("written");
+
+    // another server takes the lost pack (as a claim would) and changes it
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connects");
+    c.execute(
+        "UPDATE containers SET owner = 'south', epoch = epoch + 1, contents = contents WHERE id = 'pack-lost'",
+        &[],
+    )
+    .expect("taken");
+    let (_, _, south_state) = row(&url, "pack-lost").expect("there");
+
+    // north, unaware, moves berries from the lost pack into the kept one
+    request(
+        &mut north,
+        Transfer {
+            from: lost,
+            to: kept,
+            request: bevy_container::contents::TransferRequest::item("berries", 5),
+        },
+    );
+    assert_eq!(
+        contents(&north, "pack-kept").map(|c| c.count("berries")),
+        Some(7)
+    );
+    flush(&north);
+    north.update();
+    north.update();
+    let heard = &north.world().resource::<Heard<ContainerLost>>().0;
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(heard[0].lost.id, "pack-lost");
+    assert_eq!(heard[0].lost.owner, Some(ServerId::new("south")));
+    assert!(
+        north.world().get_entity(lost).is_err(),
+        "the lost pack left north's world"
+    );
+    until(&mut north, "the kept pack put back", |app| {
+        contents(app, "pack-kept").is_some_and(|c| c.is_ready() && c.count("berries") == 2)
+    });
+    // nothing north did since reaches the database, and north goes on
+    assert_eq!(row(&url, "pack-lost").expect("there").2, south_state);
+    assert_eq!(row(&url, "pack-kept").expect("there").2, before_kept);
+    request(&mut north, Deliver::new(kept, "axe", 1));
+    flush(&north);
+    let (owner, _, text) = row(&url, "pack-kept").expect("there");
+    assert_eq!(owner, "north");
+    assert!(text.contains("axe"), "north writes again: {text}");
+}
+
+#[test]
+fn a_claim_takes_a_paused_servers_containers_and_its_later_writes_are_refused() {
+    let (_pg, url) = database("claim");
+    let mut north = server(&url, "north");
+    let pack = spawn_backpack(&mut north, "pack-1");
+    request(&mut north, Deliver::new(pack, "berries", 4));
+    flush(&north);
+    // north is "paused"; south claims what north owns
+    let db = ContainerDatabase::open_as(&url, ServerId::new("south"))
+        .and_then(|db| db.claim_from(&ServerId::new("north")))
+        .expect("claimed");
+    assert_eq!(db.containers().len(), 1);
+    let mut south = server_on(db);
+    until(&mut south, "the claimed pack", |app| ready(app, "pack-1"));
+    let there = entity(&south, "pack-1").expect("claimed");
+    request(&mut south, Deliver::new(there, "axe", 1));
+    flush(&south);
+    let (owner, epoch, claimed) = row(&url, "pack-1").expect("there");
+    assert_eq!((owner.as_str(), epoch), ("south", 2));
+    // north comes back and writes: refused, reported, nothing written
+    request(&mut north, Deliver::new(pack, "berries", 1));
+    flush(&north);
+    until(&mut north, "the loss reported", |app| {
+        !app.world().resource::<Heard<ContainerLost>>().0.is_empty()
+    });
+    let heard = &north.world().resource::<Heard<ContainerLost>>().0;
+    assert_eq!(heard.len(), 1, "{heard:?}");
+    assert_eq!(
+        row(&url, "pack-1").expect("there").2,
+        claimed,
+        "the claimer's state exactly"
+    );
+    assert!(north.world().resource::<DatabaseWriter>().stats().fenced >= 1);
+}
+
+#[test]
+fn errors_name_what_is_wrong_and_the_fix() {
+    let pg = ThrowawayPostgres::start().unwrap_or_else(|e| panic!("{e}"));
+    // nothing listens there
+    let nowhere = format!(
+        "postgresql://postgres@/x?host={}/nowhere",
+        pg.socket_dir().display()
+    );
+    match ContainerDatabase::open(&nowhere) {
+        Err(DatabaseError::Connect { message, .. }) => assert!(!message.is_empty()),
+        Err(e) => panic!("a connect error, not {e}"),
+        Ok(_) => panic!("nothing listens there"),
+    }
+    // a wrong password
+    let url = pg.database("auth").expect("a database");
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connects");
+    c.batch_execute("CREATE ROLE game LOGIN PASSWORD 'right'; GRANT ALL ON DATABASE auth TO game; ALTER DATABASE auth OWNER TO game")
+        .expect("a role");
+    let hba = pg.socket_dir().join("data").join("pg_hba.conf");
+    std::fs::write(
+        &hba,
+        "local all postgres trust\nlocal all all scram-sha-256\n",
+    )
+    .expect("hba");
+    c.batch_execute("SELECT pg_reload_conf()").expect("reloads");
+    std::thread::sleep(Duration::from_millis(300));
+    let wrong = format!(
+        "postgresql://game:wrong@/auth?host={}",
+        pg.socket_dir().display()
+    );
+    match ContainerDatabase::open(&wrong) {
+        Err(e @ DatabaseError::Authentication { .. }) => {
+            let text = e.to_string();
+            assert!(!text.contains("wrong"), "the password is hidden: {text}");
+            assert!(text.contains("password"), "{text}");
+        }
+        Err(e) => panic!("an authentication error, not {e}"),
+        Ok(_) => panic!("a wrong password"),
+    }
+    let right = format!(
+        "postgresql://game:right@/auth?host={}",
+        pg.socket_dir().display()
+    );
+    let first = ContainerDatabase::open_as(&right, ServerId::new("north")).expect("opens");
+    // the same server twice
+    match ContainerDatabase::open_as(&right, ServerId::new("north")) {
+        Err(DatabaseError::ServerInUse { server, .. }) => assert_eq!(server, "north"),
+        Err(e) => panic!("server in use, not {e}"),
+        Ok(_) => panic!("two processes as one server"),
+    }
+    drop(first);
+    // a newer schema
+    c.batch_execute("UPDATE container_schema SET version = 99")
+        .expect("edits");
+    assert!(matches!(
+        ContainerDatabase::open(&url),
+        Err(DatabaseError::Newer { found: 99, .. })
+    ));
+    // another program's tables
+    let foreign = pg.database("foreign").expect("a database");
+    let mut f = postgres::Client::connect(&foreign, postgres::NoTls).expect("connects");
+    f.batch_execute("CREATE TABLE containers (x INT)")
+        .expect("a table");
+    match ContainerDatabase::open(&foreign) {
+        Err(e @ DatabaseError::Damaged { .. }) => {
+            assert!(e.to_string().contains("containers"), "{e}")
+        }
+        Err(e) => panic!("damaged, not {e}"),
+        Ok(_) => panic!("a foreign schema"),
+    }
+}
+
+#[test]
+fn a_database_restarted_under_a_running_server_loses_no_frame() {
+    let pg = ThrowawayPostgres::start().unwrap_or_else(|e| panic!("{e}"));
+    let url = pg.database("restart").expect("a database");
+    let mut north = server(&url, "north");
+    let pack = spawn_backpack(&mut north, "pack-1");
+    request(&mut north, Deliver::new(pack, "berries", 3));
+    flush(&north);
+    pg.restart().expect("restarts");
+    for n in 0..5 {
+        request(&mut north, Deliver::new(pack, "berries", 1 + n));
+    }
+    flush(&north);
+    let writer = north.world().resource::<DatabaseWriter>();
+    assert!(writer.error().is_none(), "{:?}", writer.error());
+    assert!(writer.stats().reconnects >= 1, "{:?}", writer.stats());
+    drop(north);
+    let again = ContainerDatabase::open_as(&url, ServerId::new("north")).expect("opens");
+    let saved = &again.containers()[0].contents;
+    let total: u64 = saved
+        .slots
+        .iter()
+        .flatten()
+        .map(|s| u64::from(s.amount))
+        .sum();
+    assert_eq!(
+        total,
+        3 + 1 + 2 + 3 + 4 + 5,
+        "every frame written, in order"
+    );
+}
