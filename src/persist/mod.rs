@@ -108,10 +108,9 @@ pub use postgres::{POSTGRES_SCHEMA_VERSION, ThrowawayPostgres};
 pub use rows::{ContainerRow, PickupRow};
 pub use scheduling::WriterScheduling;
 pub use servers::{
-    ContainerArrived, ContainerHandedOver, ContainerLost, HandOver, ServerId, ThisServer,
+    ContainerArrived, ContainerHandedOver, ContainerLost, HandOver, Lost, ServerId, ThisServer,
 };
 pub use sqlite::SCHEMA_VERSION;
-pub use store::Lost;
 pub use writer::WriterStats;
 
 /// The name of a container (or loose pickup) in the database: given by the

@@ -10,7 +10,8 @@ use super::entities::PersistentEntities;
 use super::load::Spawner;
 use super::rows::ContainerRow;
 use super::servers::{ContainerArrived, ContainerLost};
-use super::store::{Lost, Reread};
+use super::servers::Lost;
+use super::store::Reread;
 use super::tracked::Tracked;
 use crate::plugin::{
     ContainerContents, ContainerSlotRules, DespawnPolicy, LoosePickup, OverflowStore,

@@ -4,7 +4,6 @@
 
 use bevy::prelude::*;
 
-use super::store::Lost;
 
 /// A game server's name on a shared database, given by the game and the
 /// same on every run of that server (`zone-north`, `instance-17`). Every
@@ -50,6 +49,31 @@ impl Default for ServerId {
 impl std::fmt::Display for ServerId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// A container or pickup this server no longer owns: its id and who owns
+/// it now (`None`: nobody, the row is gone).
+///
+/// ```
+/// use bevy_container::persist::{Lost, ServerId};
+/// let lost = Lost { id: "chest-7".into(), owner: Some(ServerId::new("zone-b")) };
+/// assert_eq!(lost.to_string(), "chest-7 (now owned by zone-b)");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lost {
+    /// The persistent id.
+    pub id: String,
+    /// Its owner now, if the row still exists.
+    pub owner: Option<ServerId>,
+}
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.owner {
+            Some(owner) => write!(f, "{} (now owned by {owner})", self.id),
+            None => write!(f, "{} (no longer in the database)", self.id),
+        }
     }
 }
 

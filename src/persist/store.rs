@@ -5,7 +5,7 @@
 
 use super::error::DatabaseError;
 use super::rows::{ContainerRow, PickupRow};
-use super::servers::ServerId;
+use super::servers::{Lost, ServerId};
 
 /// A container to write: its id, its adoption's path, its save as JSON,
 /// its store's id.
@@ -50,31 +50,6 @@ pub(super) struct Written {
     pub(super) containers: u64,
     pub(super) pickups: u64,
     pub(super) deleted: u64,
-}
-
-/// A container or pickup this server no longer owns: its id and who owns
-/// it now (`None`: nobody, the row is gone).
-///
-/// ```
-/// use bevy_container::persist::{Lost, ServerId};
-/// let lost = Lost { id: "chest-7".into(), owner: Some(ServerId::new("zone-b")) };
-/// assert_eq!(lost.to_string(), "chest-7 (now owned by zone-b)");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Lost {
-    /// The persistent id.
-    pub id: String,
-    /// Its owner now, if the row still exists.
-    pub owner: Option<ServerId>,
-}
-
-impl std::fmt::Display for Lost {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.owner {
-            Some(owner) => write!(f, "{} (now owned by {owner})", self.id),
-            None => write!(f, "{} (no longer in the database)", self.id),
-        }
-    }
 }
 
 /// Why a transaction wrote nothing.

@@ -22,7 +22,8 @@ use super::error::{DatabaseError, hide_password};
 use super::ownership::Arrivals;
 use super::rows::{self, ContainerRow, PickupRow, row_error};
 use super::servers::ServerId;
-use super::store::{FrameRows, Lost, Reread, Store, StoreError, Written};
+use super::servers::Lost;
+use super::store::{FrameRows, Reread, Store, StoreError, Written};
 
 /// The epoch of every row this server owns, by id: what its writes are
 /// conditional on. Shared with the listener, which adds the containers
