@@ -10,6 +10,7 @@
 //! | [`properties`] | items that carry properties: kinds, stacking per kind, changing properties |
 //! | [`saves`] | saves, loading under a changed adoption, scenes |
 //! | [`persistence`] | a server's containers in SQLite, whole at every frame boundary: what survives what, the schema, the errors |
+//! | [`servers`] | several servers on one PostgreSQL database: ownership, epochs, hand-over, claiming, what a stale server sees |
 //! | [`scenarios`] | scenario files and the runner that replays them |
 //! | [`gloot`] | coming from GLoot: how its inventories map to adoption answers, and where they differ |
 
@@ -38,6 +39,14 @@ pub mod saves {}
     doc = "Containers in SQLite: this chapter needs the `persist` feature."
 )]
 pub mod persistence {}
+
+// its examples name the PostgreSQL store (feature `postgres`)
+#[cfg_attr(feature = "postgres", doc = include_str!("../docs/guide/servers.md"))]
+#[cfg_attr(
+    not(feature = "postgres"),
+    doc = "Several servers on one PostgreSQL database: this chapter needs the `postgres` feature."
+)]
+pub mod servers {}
 
 // its examples run the scenario runner (feature `scenario`)
 #[cfg_attr(feature = "scenario", doc = include_str!("../docs/guide/scenarios.md"))]

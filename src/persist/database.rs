@@ -49,7 +49,7 @@ impl Synchronous {
 enum Backend {
     Sqlite(SqliteStore),
     #[cfg(feature = "postgres")]
-    Postgres(super::postgres::PostgresStore),
+    Postgres(Box<super::postgres::PostgresStore>),
 }
 
 /// An open container database: every row read and checked, ready to hand
@@ -214,7 +214,7 @@ impl ContainerDatabase {
         let store: Box<dyn Store> = match self.backend {
             Backend::Sqlite(s) => Box::new(s),
             #[cfg(feature = "postgres")]
-            Backend::Postgres(s) => Box::new(s),
+            Backend::Postgres(s) => s,
         };
         let pickup_prefix = if shared {
             format!("pickup-{}-", self.server)
@@ -249,7 +249,7 @@ fn open_postgres(target: &Path, server: ServerId) -> Result<ContainerDatabase, D
     Ok(ContainerDatabase {
         name: opened.name,
         server,
-        backend: Backend::Postgres(opened.store),
+        backend: Backend::Postgres(Box::new(opened.store)),
         frame: opened.frame,
         next_pickup: opened.next_pickup,
         containers: opened.containers,

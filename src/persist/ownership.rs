@@ -9,8 +9,8 @@ use bevy::prelude::*;
 use super::entities::PersistentEntities;
 use super::load::Spawner;
 use super::rows::ContainerRow;
-use super::servers::{ContainerArrived, ContainerLost};
 use super::servers::Lost;
+use super::servers::{ContainerArrived, ContainerLost};
 use super::store::Reread;
 use super::tracked::Tracked;
 use crate::plugin::{

@@ -4,7 +4,6 @@
 
 use bevy::prelude::*;
 
-
 /// A game server's name on a shared database, given by the game and the
 /// same on every run of that server (`zone-north`, `instance-17`). Every
 /// persisted container and pickup is owned by one server; a server loads

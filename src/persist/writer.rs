@@ -11,8 +11,8 @@ use bevy::log::warn;
 use super::error::DatabaseError;
 use super::rows::PickupRow;
 use super::scheduling::WriterScheduling;
-use super::servers::ServerId;
 use super::servers::Lost;
+use super::servers::ServerId;
 use super::store::{ContainerPut, FrameRows, Reread, Store, StoreError, Written};
 use crate::contents::{SaveHead, Stack};
 use crate::rules::Rules;
@@ -473,11 +473,8 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn run(mut self) {
-        loop {
-            // frames that waited are written as one: still a frame boundary
-            let Some(mut batches) = self.take() else {
-                break;
-            };
+        // frames that waited are written as one: still a frame boundary
+        while let Some(mut batches) = self.take() {
             for b in &mut batches {
                 self.names.extend(std::mem::take(&mut b.names));
             }

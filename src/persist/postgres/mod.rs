@@ -21,8 +21,8 @@ pub use throwaway::ThrowawayPostgres;
 use super::error::{DatabaseError, hide_password};
 use super::ownership::Arrivals;
 use super::rows::{self, ContainerRow, PickupRow, row_error};
-use super::servers::ServerId;
 use super::servers::Lost;
+use super::servers::ServerId;
 use super::store::{FrameRows, Reread, Store, StoreError, Written};
 
 /// The epoch of every row this server owns, by id: what its writes are
