@@ -50,11 +50,10 @@ pub mod prelude {
     pub use crate::contents::{Contents, ItemType, SlotRules, TransferRequest};
     pub use crate::plugin::{
         AdoptionAsset, AdoptionRejected, Container, ContainerCommandsExt, ContainerContents,
-        ContainerPlugin, ContainerReady, ContainerRequest, ContainerSaveRefused,
-        ContainerSystems, ContainerTuning, Containers, Deliver, DespawnPolicy, Fallback,
-        ItemsDelivered, ItemsForcedOut, ItemsTaken, ItemsTransferred, LoosePickup, MoveItems,
-        NotAnswered, OverflowStore, PickUp, PropsChanged, RequestUnanswered, SetProps, Settled,
-        Take, Transfer,
+        ContainerPlugin, ContainerReady, ContainerRequest, ContainerSaveRefused, ContainerSystems,
+        ContainerTuning, Containers, Deliver, DespawnPolicy, Fallback, ItemsDelivered,
+        ItemsForcedOut, ItemsTaken, ItemsTransferred, LoosePickup, MoveItems, NotAnswered,
+        OverflowStore, PickUp, PropsChanged, RequestUnanswered, SetProps, Settled, Take, Transfer,
     };
     pub use crate::props::{PropValue, Props};
     pub use crate::rules::Rules;
