@@ -180,31 +180,7 @@ impl Contents {
                 out.refused = Some(Reason::NoSlots);
                 return out;
             }
-            // the type's kinds in kind order, or the one kind asked for
-            let kinds: Vec<Kind> = match props {
-                Some(p) => vec![Kind::new(out.item.clone(), p.clone())],
-                None => self.holdings_of(item).map(|(k, _)| k.clone()).collect(),
-            };
-            let mut left = amount;
-            for kind in kinds {
-                if left == 0 {
-                    break;
-                }
-                let Some(h) = self.holdings.get_mut(&kind) else {
-                    continue;
-                };
-                let n = left.min(h.amount);
-                h.amount -= n;
-                if h.amount == 0 {
-                    self.holdings.remove(&kind);
-                }
-                left -= n;
-                out.note_kind(&kind.props, n, true);
-            }
-            let n = amount - left;
-            self.size_used = self.size_used.minus(size.times(n));
-            out.taken = n;
-            out.shortfall = left;
+            self.draw_held(&mut out, props, amount, size);
             return out;
         }
         match slot {
@@ -265,6 +241,44 @@ impl Contents {
         out.shortfall = left;
         self.scratch = order;
         out
+    }
+
+    /// A draw from a slotless container's holdings: the type's kinds in
+    /// kind order, or the one kind asked for.
+    fn draw_held(
+        &mut self,
+        out: &mut Taken,
+        props: Option<&Props>,
+        amount: u32,
+        size: crate::decimal::Decimal,
+    ) {
+        let kinds: Vec<Kind> = match props {
+            Some(p) => vec![Kind::new(out.item.clone(), p.clone())],
+            None => self
+                .holdings_of(out.item.as_str())
+                .map(|(k, _)| k.clone())
+                .collect(),
+        };
+        let mut left = amount;
+        for kind in kinds {
+            if left == 0 {
+                break;
+            }
+            let Some(h) = self.holdings.get_mut(&kind) else {
+                continue;
+            };
+            let n = left.min(h.amount);
+            h.amount -= n;
+            if h.amount == 0 {
+                self.holdings.remove(&kind);
+            }
+            left -= n;
+            out.note_kind(&kind.props, n, true);
+        }
+        let n = amount - left;
+        self.size_used = self.size_used.minus(size.times(n));
+        out.taken = n;
+        out.shortfall = left;
     }
 
     /// Orders the slots holding a type (ascending) as a draw uses them.
