@@ -324,6 +324,9 @@ impl Handle {
         let mut state = self.shared.lock();
         loop {
             if let Some(reread) = state.reread.take() {
+                // the frames handed over since the last commit are not
+                // written, ever: a flush waits for none of them
+                self.handed = state.stats.written_frame;
                 return reread;
             }
             if let Some(e) = &state.error {
