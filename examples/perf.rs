@@ -406,6 +406,12 @@ fn main() {
         );
     }
 
+    // postgres-frame-vs-frame, postgres-writes-per-second, handoff-ms-p99:
+    // the same race on a local PostgreSQL, and hand-overs between servers
+    if want("postgres") || want("handoff") {
+        postgres_figures(want("postgres"), want("handoff"));
+    }
+
     // parallel-frame-speedup
     if want("parallel-frame-speedup") {
         let (serial, parallel) = parallel_frame();
@@ -869,4 +875,232 @@ fn replication_bytes() -> (f64, f64) {
     let (mut server, mut client, bag) = replicated_pair(seed_adoption(), &[("berries".into(), 10)]);
     let backpack = bytes_per_change(&mut server, &mut client, bag, "berries", 20);
     (bank, backpack)
+}
+
+/// The PostgreSQL figures: `postgres-frame-vs-frame` (the race of
+/// `persist-frame-vs-frame`, with every persisted app on a database of its
+/// own in one local PostgreSQL), `postgres-writes-per-second` with the row
+/// size and the durability it ran under, and `handoff-ms-p99`.
+fn postgres_figures(race_frames: bool, hand_over: bool) {
+    use bevy_container::persist::ThrowawayPostgres;
+    let pg = match std::env::var("BEVY_CONTAINER_PG") {
+        Ok(url) if !url.is_empty() => None,
+        _ => Some(ThrowawayPostgres::start().unwrap_or_else(|e| panic!("{e}"))),
+    };
+    let database = |name: &str| -> String {
+        match &pg {
+            Some(pg) => pg.database(name),
+            None => ThrowawayPostgres::url_for_tests(name).map(|(_, url)| url),
+        }
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    if hand_over {
+        handoff(&database("perf_handoff"));
+    }
+    if !race_frames {
+        return;
+    }
+    let mut urls = Vec::new();
+    let (race, figures) = frame_races(|persisted| {
+        if !persisted {
+            return Side::new(Executor::Parallel, None);
+        }
+        let url = database(&format!("perf_frame_{}", urls.len()));
+        urls.push(url.clone());
+        Side::new(Executor::Parallel, Some(std::path::Path::new(&url)))
+    });
+    race.print(
+        "postgres-frame-vs-frame",
+        "postgres-frame-1k-of-10k",
+        "plain-frame-1k-of-10k-postgres-race",
+    );
+    figures.print_hand_over("postgres-hand-over-1k-of-10k");
+    let stats = figures.writer;
+    let mut c = postgres::Client::connect(&urls[0], postgres::NoTls).expect("connects");
+    let show = |c: &mut postgres::Client, what: &str| -> String {
+        c.query_one(&format!("SHOW {what}"), &[])
+            .map(|r| r.get(0))
+            .unwrap_or_default()
+    };
+    let row: f64 = c
+        .query_one("SELECT avg(length(contents))::float8 FROM containers", &[])
+        .map(|r| r.get(0))
+        .unwrap_or_default();
+    println!(
+        "ratio postgres-writes-per-second {:.0} ({} transactions, rows of {row:.0} bytes of save JSON, synchronous_commit={}, fsync={})",
+        stats.containers_per_second(),
+        stats.transactions,
+        show(&mut c, "synchronous_commit"),
+        show(&mut c, "fsync")
+    );
+}
+
+/// Every [`bevy_container::persist::ContainerArrived`] an app heard.
+#[derive(bevy::prelude::Resource, Default)]
+struct Arrived(Vec<(String, Instant)>);
+
+fn hear_arrivals(
+    mut heard: bevy::prelude::ResMut<Arrived>,
+    mut arrived: bevy::prelude::MessageReader<bevy_container::persist::ContainerArrived>,
+) {
+    let now = Instant::now();
+    heard.0.extend(arrived.read().map(|a| (a.id.clone(), now)));
+}
+
+/// A zone server for `handoff-ms-p99`: the crate's assets, the database
+/// as `server`.
+fn zone_server(url: &str, server: &str) -> bevy::prelude::App {
+    use bevy::prelude::*;
+    use bevy_container::persist::{ContainerDatabase, ContainerDatabasePlugin, ServerId};
+    use bevy_container::plugin::ContainerPlugin;
+    let db = ContainerDatabase::open_as(url, ServerId::new(server)).expect("opens");
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        AssetPlugin {
+            file_path: concat!(env!("CARGO_MANIFEST_DIR"), "/assets").into(),
+            ..default()
+        },
+        ContainerPlugin::default(),
+        ContainerDatabasePlugin::new(db),
+    ))
+    .init_resource::<Arrived>()
+    .add_systems(Last, hear_arrivals);
+    app
+}
+
+/// A hand-over on its way: when it was sent, the sender's frame, and when
+/// the sender committed it and the receiver heard of it.
+struct OnItsWay {
+    id: String,
+    to: usize,
+    sent: Instant,
+    frame: u64,
+    committed: Option<Instant>,
+    arrived: Option<Instant>,
+}
+
+/// `handoff-ms-p99`: 1,000 hand-overs between two servers, both at 60
+/// frames a second (in one process, one after the other each tick), from
+/// the frame a `HandOver` is written to the frame the receiver has the
+/// container ready; and its stages.
+fn handoff(url: &str) {
+    use bevy::prelude::*;
+    use bevy_container::persist::{
+        DatabaseWriter, HandOver, PersistentEntities, PersistentId, ServerId,
+    };
+    use bevy_container::plugin::{Container, ContainerContents};
+    let names = ["perf-west", "perf-east"];
+    let mut apps = [zone_server(url, names[0]), zone_server(url, names[1])];
+    let adoption = apps[0]
+        .world()
+        .resource::<AssetServer>()
+        .load("backpack.adoption.json");
+    let ids: Vec<String> = (0..100).map(|i| format!("hand-{i}")).collect();
+    for id in &ids {
+        apps[0].world_mut().spawn((
+            PersistentId::new(id.clone()),
+            Container::new(adoption.clone()),
+        ));
+    }
+    let ready = |app: &App, id: &str| {
+        app.world()
+            .resource::<PersistentEntities>()
+            .get(id)
+            .and_then(|e| app.world().get::<ContainerContents>(e))
+            .is_some_and(ContainerContents::is_ready)
+    };
+    while !ids.iter().all(|id| ready(&apps[0], id)) {
+        apps[0].update();
+        apps[1].update();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let tick = Duration::from_secs_f64(1.0 / 60.0);
+    let mut way: Vec<OnItsWay> = Vec::new();
+    let mut done: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut next = Instant::now();
+    let mut turn = 0;
+    while done.len() < 1_000 {
+        // four hand-overs a frame, from whichever server holds the next ids
+        for id in ids.iter().cycle().skip(turn % ids.len()).take(ids.len()) {
+            if way.len() >= 8 || way.iter().any(|w| &w.id == id) {
+                continue;
+            }
+            let Some(from) = (0..2).find(|&s| ready(&apps[s], id)) else {
+                continue;
+            };
+            let e = apps[from]
+                .world()
+                .resource::<PersistentEntities>()
+                .get(id)
+                .expect("here");
+            apps[from].world_mut().write_message(HandOver {
+                container: e,
+                to: ServerId::new(names[1 - from]),
+            });
+            let frame = apps[from].world().resource::<DatabaseWriter>().frame() + 1;
+            way.push(OnItsWay {
+                id: id.clone(),
+                to: 1 - from,
+                sent: Instant::now(),
+                frame,
+                committed: None,
+                arrived: None,
+            });
+            turn += 1;
+            if way.len() % 4 == 0 {
+                break;
+            }
+        }
+        for app in apps.iter_mut() {
+            app.update();
+        }
+        let now = Instant::now();
+        for w in way.iter_mut() {
+            let from = &apps[1 - w.to];
+            if w.committed.is_none()
+                && from.world().resource::<DatabaseWriter>().written() >= w.frame
+            {
+                w.committed = Some(now);
+            }
+            if let Some((_, at)) = apps[w.to]
+                .world()
+                .resource::<Arrived>()
+                .0
+                .iter()
+                .find(|(id, _)| *id == w.id)
+            {
+                w.arrived.get_or_insert(*at);
+            }
+        }
+        way.retain(|w| {
+            if !ready(&apps[w.to], &w.id) {
+                return true;
+            }
+            let ms = |t: Option<Instant>| t.map_or(f64::NAN, |t| (t - w.sent).as_secs_f64() * 1e3);
+            done.push((ms(w.committed), ms(w.arrived), ms(Some(now)), 0.0));
+            if done.len() % 100 == 0 {
+                eprintln!("handoff: {} done", done.len());
+            }
+            false
+        });
+        for app in apps.iter_mut() {
+            app.world_mut().resource_mut::<Arrived>().0.clear();
+        }
+        next += tick;
+        if let Some(wait) = next.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+    }
+    let stage = |pick: fn(&(f64, f64, f64, f64)) -> f64, q: f64| {
+        quantile(done.iter().map(pick).filter(|v| v.is_finite()).collect(), q)
+    };
+    println!(
+        "time handoff-stages committed {:.1} ms, arrived {:.1} ms, ready {:.1} ms (medians from the frame the HandOver was written)",
+        stage(|d| d.0, 0.5),
+        stage(|d| d.1, 0.5),
+        stage(|d| d.2, 0.5)
+    );
+    println!("time handoff-ms-p50 {:.1} ms", stage(|d| d.2, 0.5));
+    println!("ratio handoff-ms-p99 {:.1}", stage(|d| d.2, 0.99));
 }

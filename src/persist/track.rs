@@ -89,9 +89,11 @@ pub(super) fn send_frame(
     w.writer.inner.frame += 1;
     let mut batch = w.writer.inner.batch(w.writer.inner.frame);
     batch.names.append(&mut w.tracked.unsent);
-    let named = w.named();
+    let mut named = w.named();
     let mut relink = w.forget_gone(&mut batch, &named);
     let mut also = w.name_new(&mut batch, &named, &mut relink);
+    // its room kept for the next frame's ids
+    named.clear();
     w.tracked.named = named;
     w.free_warned();
     w.write_containers(&mut batch, &mut also, relink);
