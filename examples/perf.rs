@@ -1048,7 +1048,7 @@ fn handoff(url: &str) {
                 arrived: None,
             });
             turn += 1;
-            if way.len() % 4 == 0 {
+            if way.len().is_multiple_of(4) {
                 break;
             }
         }
@@ -1079,7 +1079,7 @@ fn handoff(url: &str) {
             }
             let ms = |t: Option<Instant>| t.map_or(f64::NAN, |t| (t - w.sent).as_secs_f64() * 1e3);
             done.push((ms(w.committed), ms(w.arrived), ms(Some(now)), 0.0));
-            if done.len() % 100 == 0 {
+            if done.len().is_multiple_of(100) {
                 eprintln!("handoff: {} done", done.len());
             }
             false
