@@ -23,6 +23,8 @@
 //! let used = worn.with("durability", 36).unwrap();
 //! assert_ne!(used, worn);
 //! assert!(Props::EMPTY < used, "the plain kind comes first");
+//! // what a player reads
+//! assert_eq!(axe.player_label(), "Axe (durability 37)");
 //! ```
 
 use std::cmp::Ordering;
@@ -95,21 +97,96 @@ impl PropNumber {
         let limit = (crate::decimal::MAX_UNITS * 1_000_000) as i128;
         (micros.abs() <= limit).then_some(PropNumber { micros })
     }
-}
 
-impl From<i32> for PropNumber {
-    fn from(n: i32) -> PropNumber {
-        PropNumber {
-            micros: i128::from(n) * 1_000_000,
-        }
+    /// The number as an exact [`Decimal`], when it is not negative
+    /// (decimals are sizes and budgets: zero or more).
+    ///
+    /// ```
+    /// use bevy_container::decimal::Decimal;
+    /// use bevy_container::props::PropNumber;
+    /// let weight: PropNumber = "2.5".parse().unwrap();
+    /// assert_eq!(weight.to_decimal(), Some("2.5".parse::<Decimal>().unwrap()));
+    /// assert_eq!(PropNumber::from(-1).to_decimal(), None);
+    /// ```
+    pub fn to_decimal(self) -> Option<Decimal> {
+        u128::try_from(self.micros).ok().map(Decimal::from_micros)
+    }
+
+    /// A whole number `n`, when within the limits.
+    fn whole(n: i128) -> Result<PropNumber, DecimalError> {
+        n.checked_mul(1_000_000)
+            .and_then(PropNumber::from_micros)
+            .ok_or(DecimalError::TooLarge)
     }
 }
 
-impl From<u32> for PropNumber {
-    fn from(n: u32) -> PropNumber {
-        PropNumber {
-            micros: i128::from(n) * 1_000_000,
+/// The integer types a property's number holds whole whatever their value
+/// (all of them lie within 10^15): `From` for the number and the value.
+macro_rules! lossless_numbers {
+    ($($t:ty),* $(,)?) => {$(
+        impl From<$t> for PropNumber {
+            fn from(n: $t) -> PropNumber {
+                PropNumber {
+                    micros: i128::from(n) * 1_000_000,
+                }
+            }
         }
+
+        impl From<$t> for PropValue {
+            fn from(n: $t) -> PropValue {
+                PropValue::Number(n.into())
+            }
+        }
+    )*};
+}
+
+lossless_numbers!(i8, i16, i32, u8, u16, u32);
+
+/// The integer types with values past a property's limit of 10^15: a
+/// checked `TryFrom` for the number and the value, refused
+/// [`DecimalError::TooLarge`] past it.
+macro_rules! checked_numbers {
+    ($($t:ty),* $(,)?) => {$(
+        impl TryFrom<$t> for PropNumber {
+            type Error = DecimalError;
+
+            fn try_from(n: $t) -> Result<PropNumber, DecimalError> {
+                // every one of these types is at most 64 bits wide: the
+                // cast to 128 bits keeps the value
+                PropNumber::whole(n as i128)
+            }
+        }
+
+        impl TryFrom<$t> for PropValue {
+            type Error = DecimalError;
+
+            fn try_from(n: $t) -> Result<PropValue, DecimalError> {
+                PropNumber::try_from(n).map(PropValue::Number)
+            }
+        }
+    )*};
+}
+
+checked_numbers!(i64, u64, isize, usize);
+
+/// An exact decimal (a size, a weight), when within a property's limits.
+impl TryFrom<Decimal> for PropNumber {
+    type Error = DecimalError;
+
+    fn try_from(d: Decimal) -> Result<PropNumber, DecimalError> {
+        i128::try_from(d.micros())
+            .ok()
+            .and_then(PropNumber::from_micros)
+            .ok_or(DecimalError::TooLarge)
+    }
+}
+
+/// An exact decimal (a size, a weight), when within a property's limits.
+impl TryFrom<Decimal> for PropValue {
+    type Error = DecimalError;
+
+    fn try_from(d: Decimal) -> Result<PropValue, DecimalError> {
+        PropNumber::try_from(d).map(PropValue::Number)
     }
 }
 
@@ -144,6 +221,26 @@ impl fmt::Display for PropNumber {
 }
 
 /// One property's value: a number, a text or a yes/no.
+///
+/// Every integer type converts: those that always fit (`i8` to `i32`, `u8`
+/// to `u32`) with `From`, the wider ones (`i64`, `u64`, `isize`, `usize`)
+/// and exact decimals with a checked `TryFrom`, refused past 10^15.
+///
+/// ```
+/// use bevy_container::decimal::Decimal;
+/// use bevy_container::props::{PropValue, Props};
+/// let charges: u8 = 3;
+/// let gold: i64 = 1_250_000;
+/// let weight: Decimal = "2.5".parse().unwrap();
+/// let sack = Props::new([
+///     ("charges", PropValue::from(charges)),
+///     ("gold", PropValue::try_from(gold).unwrap()),
+///     ("weight", PropValue::try_from(weight).unwrap()),
+/// ])
+/// .unwrap();
+/// assert_eq!(sack.canonical(), r#"{"charges":3,"gold":1250000,"weight":2.5}"#);
+/// assert!(PropValue::try_from(u64::MAX).is_err(), "past 10^15");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PropValue {
     /// An exact number (`37`, `0.5`).
@@ -174,18 +271,6 @@ impl fmt::Display for PropValue {
             PropValue::Bool(b) => write!(f, "{b}"),
             PropValue::Text(t) => f.write_str(t),
         }
-    }
-}
-
-impl From<i32> for PropValue {
-    fn from(n: i32) -> PropValue {
-        PropValue::Number(n.into())
-    }
-}
-
-impl From<u32> for PropValue {
-    fn from(n: u32) -> PropValue {
-        PropValue::Number(n.into())
     }
 }
 
@@ -695,6 +780,19 @@ impl Kind {
         Kind::new(item, Props::EMPTY)
     }
 
+    /// The kind's label as a player reads it ([`PlayerLabel`]): `Axe
+    /// (durability 40)` where [`Kind`]'s own label is
+    /// `axe{"durability":40}`.
+    ///
+    /// ```
+    /// use bevy_container::props::{Kind, Props};
+    /// let axe = Kind::new("axe", Props::new([("durability", 40)]).unwrap());
+    /// assert_eq!(axe.player_label(), "Axe (durability 40)");
+    /// ```
+    pub fn player_label(&self) -> String {
+        PlayerLabel(self.item.as_str(), &self.props).to_string()
+    }
+
     /// Reads a kind label: the type, followed directly by the canonical
     /// text of its properties when it has any (`potion{"quality":3}`).
     pub fn parse_label(label: &str) -> Result<Kind, PropsError> {
@@ -735,6 +833,79 @@ impl fmt::Display for KindLabel<'_> {
         }
         Ok(())
     }
+}
+
+/// A kind's label as a player reads it, from its type and properties alone
+/// (no catalog): the type with its first letter capitalised and hyphens
+/// read as spaces, then its properties in parentheses in canonical order,
+/// each as [`PlayerProp`] writes it (`Axe (durability 40)`). With the
+/// `ui` feature, `ItemCatalog::label` names the type and its properties as
+/// the item catalog does.
+///
+/// ```
+/// use bevy_container::props::{PlayerLabel, Props};
+/// let worn = Props::new([("durability", 40)]).unwrap();
+/// assert_eq!(PlayerLabel("axe", &worn).to_string(), "Axe (durability 40)");
+/// use bevy_container::props::PropValue;
+/// let letter = Props::new([("to", PropValue::from("Ilsa")), ("sealed", PropValue::from(true))]).unwrap();
+/// assert_eq!(PlayerLabel("love-letter", &letter).to_string(), "Love letter (sealed, to Ilsa)");
+/// assert_eq!(PlayerLabel("berries", &Props::EMPTY).to_string(), "Berries");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerLabel<'a>(pub &'a str, pub &'a Props);
+
+impl fmt::Display for PlayerLabel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&as_words(self.0, true))?;
+        if self.1.is_empty() {
+            return Ok(());
+        }
+        f.write_str(" (")?;
+        for (i, (key, value)) in self.1.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}", PlayerProp(key, value))?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// One property as a player reads it: its key with hyphens read as spaces,
+/// then its value (`durability 40`, `made by Ilsa`); a yes/no property
+/// shows as its key when yes and `not` and its key when no.
+///
+/// ```
+/// use bevy_container::props::{PlayerProp, PropValue};
+/// assert_eq!(PlayerProp("made-by", &PropValue::from("Ilsa")).to_string(), "made by Ilsa");
+/// assert_eq!(PlayerProp("sealed", &PropValue::from(false)).to_string(), "not sealed");
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerProp<'a>(pub &'a str, pub &'a PropValue);
+
+impl fmt::Display for PlayerProp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let key = as_words(self.0, false);
+        match self.1 {
+            PropValue::Bool(true) => f.write_str(&key),
+            PropValue::Bool(false) => write!(f, "not {key}"),
+            value => write!(f, "{key} {value}"),
+        }
+    }
+}
+
+/// `text` (a type or a key) as words: hyphens read as spaces, and the
+/// first letter capitalised when `capital`.
+fn as_words(text: &str, capital: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.chars().enumerate() {
+        match c {
+            '-' => out.push(' '),
+            c if i == 0 && capital => out.extend(c.to_uppercase()),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 mod flat;

@@ -38,14 +38,17 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::adoption::source;
 use crate::adoption::source::fields::{
     Bool, DecimalText, Int, Kebab, List, Obj, Object, OneOf, PropsField, Text, Whole,
 };
-use crate::adoption::source::{self, Format};
 use crate::adoption::{MAX_SLOTS, ProblemKind, Report};
 use crate::decimal::Decimal;
 use crate::props::Props;
 use crate::rules::WhenForcedOut;
+
+/// The text formats a save is read in (the same as an adoption file's).
+pub use crate::adoption::source::Format;
 
 /// The save format this crate writes and reads.
 pub const SAVE_FORMAT: u32 = 1;
@@ -154,14 +157,69 @@ pub struct SavedRow {
 }
 
 impl SavedContents {
-    /// The save as pretty JSON.
+    /// The save as pretty JSON; [`SavedContents::from_json`] reads it back.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// use bevy_container::save::{AdoptionId, SavedContents};
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json")?;
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default())?;
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default())?));
+    /// # let id = AdoptionId::of("backpack.adoption.json", &bytes);
+    /// backpack.deliver("berries", 25);
+    /// let text = backpack.save(&id).to_json();
+    /// assert_eq!(SavedContents::from_json(&text)?, backpack.save(&id));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// The save as pretty RON.
+    /// The save as pretty RON; [`SavedContents::from_ron`] reads it back.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// use bevy_container::save::{AdoptionId, SavedContents};
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json")?;
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default())?;
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default())?));
+    /// # let id = AdoptionId::of("backpack.adoption.json", &bytes);
+    /// backpack.deliver("axe", 2);
+    /// let text = backpack.save(&id).to_ron();
+    /// assert_eq!(SavedContents::from_ron(&text)?, backpack.save(&id));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn to_ron(&self) -> String {
         ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).unwrap_or_default()
+    }
+
+    /// Reads a save written as JSON ([`SavedContents::to_json`]), checking
+    /// every field as [`SavedContents::read`] does.
+    ///
+    /// ```
+    /// use bevy_container::save::SavedContents;
+    ///
+    /// // bad data is reported with its path in the save, and nothing is read
+    /// let report = SavedContents::from_json(r#"{"format": 1}"#).unwrap_err();
+    /// assert!(report.to_string().contains("/adoption"), "{report}");
+    /// ```
+    pub fn from_json(text: &str) -> Result<SavedContents, Report> {
+        SavedContents::read(text.as_bytes(), Format::Json)
+    }
+
+    /// Reads a save written as RON ([`SavedContents::to_ron`]), checking
+    /// every field as [`SavedContents::read`] does.
+    ///
+    /// ```
+    /// use bevy_container::save::SavedContents;
+    ///
+    /// let report = SavedContents::from_ron("(format: 1").unwrap_err();
+    /// assert!(report.has_errors());
+    /// ```
+    pub fn from_ron(text: &str) -> Result<SavedContents, Report> {
+        SavedContents::read(text.as_bytes(), Format::Ron)
     }
 
     /// Reads a save, checking every field: malformed or truncated data is

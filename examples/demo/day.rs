@@ -133,13 +133,50 @@ pub struct DemoLog {
 }
 
 impl DemoLog {
-    /// Adds a line (and prints it when `echo` is set).
+    /// Adds a line, its items' properties written for a player (see
+    /// [`readable`]), and prints it when `echo` is set.
     pub fn push(&mut self, line: String, echo: bool) {
+        let line = readable(&line);
         if echo {
             println!("{line}");
         }
         self.lines.push(line);
     }
+}
+
+/// `line` with each set of properties (their canonical text, as outcomes
+/// print kinds) written for a player: `1 axe{"durability":40} from slot 6`
+/// reads `1 axe (durability 40) from slot 6`, and `1 letter{"to":"the
+/// miller"}` reads `1 letter (to the miller)`.
+pub fn readable(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(start) = rest.find('{') {
+        let mut objects = serde_json::Deserializer::from_str(&rest[start..])
+            .into_iter::<serde_json::Map<String, serde_json::Value>>();
+        let props = match objects.next() {
+            Some(Ok(props)) if !props.is_empty() => props,
+            // not properties: kept as it is
+            _ => {
+                out.push_str(&rest[..=start]);
+                rest = &rest[start + 1..];
+                continue;
+            }
+        };
+        let end = start + objects.byte_offset();
+        let words: Vec<String> = props
+            .iter()
+            .map(|(key, value)| match value {
+                serde_json::Value::String(text) => format!("{key} {text}"),
+                other => format!("{key} {other}"),
+            })
+            .collect();
+        out.push_str(rest[..start].trim_end());
+        out.push_str(&format!(" ({})", words.join(", ")));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The scripted day's progress.

@@ -2,7 +2,8 @@
 
 use super::index::Slots;
 use super::{
-    Contents, Delivered, Kind, Landing, Landings, Leftover, Props, Reason, Refused, TypeTerms,
+    Contents, Delivered, Kind, Landing, Landings, Leftover, LimitedBy, Props, Reason, Refused,
+    TypeTerms,
 };
 use crate::rules::{FillOrder, LeftoverDestination, PartialAcceptance, TypeRestriction};
 
@@ -62,21 +63,27 @@ impl Contents {
             Err(reason) => return Delivered::refused(id, props.clone(), amount, reason),
         };
         let mut landed = Landings::default();
-        let placed = if self.rules.has_slots() {
+        // `capped`: what the free budget lets in; `placed`: what lands
+        let (capped, placed) = if self.rules.has_slots() {
             let want = self.budget_cap(&terms, amount);
             self.plan_into(item, props, &terms, want, own, &mut landed);
-            landed.iter().map(|l| l.amount).sum::<u32>()
+            (want, landed.iter().map(|l| l.amount).sum::<u32>())
         } else {
             let held = self.held_kind(&id, props);
-            self.budget_cap(&terms, amount).min(u32::MAX - held)
+            let capped = self.budget_cap(&terms, amount);
+            (capped, capped.min(u32::MAX - held))
         };
         let rest = amount - placed;
         let limited = self.rules.has_slot_limit() || self.rules.has_budget();
-        let (mut leftover, mut refused) = (None, None);
+        let (mut leftover, mut refused, mut limited_by) = (None, None, None);
         if rest > 0 {
+            limited_by = Some(self.limit_of(item, props, &terms, capped, placed));
             match (self.rules.partial, self.rules.leftover) {
                 (PartialAcceptance::AllOrNothing, _) if limited => {
-                    return Delivered::refused(id, props.clone(), amount, Reason::DoesNotFit);
+                    return Delivered {
+                        limited_by,
+                        ..Delivered::refused(id, props.clone(), amount, Reason::DoesNotFit)
+                    };
                 }
                 (_, Some(to)) => leftover = Some(Leftover { amount: rest, to }),
                 (_, None) if limited => {
@@ -114,6 +121,7 @@ impl Contents {
             landed,
             refused,
             leftover,
+            limited_by,
         }
     }
 
@@ -197,99 +205,234 @@ impl Contents {
         own: Slots<'_>,
         plan: &mut Landings,
     ) {
-        let mut left = want;
-        let limit = terms.limit;
-        let available = self.slots_available();
-        let mut take = |slot: u32, room: u32, plan: &mut Landings| {
-            let n = room.min(left);
-            if n > 0 {
-                plan.push(Landing { slot, amount: n });
-                left -= n;
-            }
-            left == 0
-        };
-        let room = |slot: u32| -> u32 {
-            match self.stack(slot) {
-                None if self.accepts(slot, item, terms) => limit,
-                Some(s) if s.item.as_str() == item && s.props == *props => {
-                    limit.saturating_sub(s.amount)
-                }
-                _ => 0,
-            }
-        };
-        // a slot in `own` holds this type: only its kind and amount matter
-        let own_room = |slot: u32| -> u32 {
-            self.stack(slot)
-                .filter(|s| s.props == *props)
-                .map_or(0, |s| limit.saturating_sub(s.amount))
-        };
         if want == 0 {
             return;
         }
-        let grow_from = self.slots.len() as u32;
+        let mut planner = Planner {
+            contents: self,
+            item,
+            props,
+            terms,
+            left: want,
+            plan,
+        };
         match self.rules.fill {
-            FillOrder::TopUpThenFirstEmpty => {
-                // a type that does not stack has no stack to top up
-                let own = if limit > 1 { own } else { Slots::NONE };
-                for s in own {
-                    if take(s, own_room(s), plan) {
-                        return;
-                    }
-                }
-                for s in self.occ.frees(available) {
-                    if self.accepts(s, item, terms) && take(s, limit, plan) {
-                        return;
-                    }
-                }
-                for s in grow_from..available {
-                    if self.accepts(s, item, terms) && take(s, limit, plan) {
-                        return;
-                    }
-                }
-            }
-            FillOrder::FirstSlotThatFits => {
-                let mut own = own.peekable();
-                let mut free = self.occ.frees(available).peekable();
-                loop {
-                    let next = match (own.peek(), free.peek()) {
-                        (Some(&a), Some(&b)) if a < b => own.next(),
-                        (Some(_), Some(_)) | (None, Some(_)) => free.next(),
-                        (Some(_), None) => own.next(),
-                        (None, None) => break,
-                    };
-                    if let Some(s) = next
-                        && take(s, room(s), plan)
-                    {
-                        return;
-                    }
-                }
-                for s in grow_from..available {
-                    if self.accepts(s, item, terms) && take(s, limit, plan) {
-                        return;
-                    }
-                }
-            }
-            FillOrder::Append => {
-                let start = match self.occ.last_occupied() {
-                    Some(last) => {
-                        if take(last, room(last), plan) {
-                            return;
-                        }
-                        last + 1
-                    }
-                    None => 0,
-                };
-                for s in start..available {
-                    if self.accepts(s, item, terms) && take(s, limit, plan) {
-                        return;
-                    }
-                }
-            }
-            FillOrder::NotApplicable => {
-                if let Some(r) = terms.reserved {
-                    take(r, room(r), plan);
-                }
-            }
+            FillOrder::TopUpThenFirstEmpty => planner.top_up_then_first_empty(own),
+            FillOrder::FirstSlotThatFits => planner.first_slot_that_fits(own),
+            FillOrder::Append => planner.append(),
+            FillOrder::NotApplicable => planner.reserved(),
         }
     }
+
+    /// What stopped `placed` items of `item` short of the amount offered
+    /// (the caller knows `placed` is less), where the free budget let
+    /// `capped` in: the budget when everything it let in was placed, else
+    /// the slots (or a slotless holding's ceiling), whichever stopped the
+    /// items first.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn limit_of(
+        &self,
+        item: &str,
+        props: &Props,
+        terms: &TypeTerms,
+        capped: u32,
+        placed: u32,
+    ) -> LimitedBy {
+        if placed >= capped {
+            LimitedBy::SizeBudget
+        } else if !self.rules.has_slots() {
+            // a slotless holding at the most it counts
+            LimitedBy::Ceiling
+        } else {
+            self.plan_limit(item, props, terms)
+        }
+    }
+
+    /// What stopped a plan by the fill order short (asked before the plan
+    /// lands): the type's one slot (fill order `not-applicable`), a free
+    /// slot within reach that refuses the type (`by-slot`), or no free slot
+    /// left (a `no-limit` container: its ceiling).
+    fn plan_limit(&self, item: &str, props: &Props, terms: &TypeTerms) -> LimitedBy {
+        if let Some(r) = terms.reserved {
+            return match self.stack(r) {
+                // the plan fills the empty slot to the limit, if it may
+                None if !self.accepts(r, item, terms) => LimitedBy::EntryRule,
+                None => LimitedBy::StackLimit,
+                Some(s) if s.item.as_str() == item && s.props == *props => LimitedBy::StackLimit,
+                // another kind holds the type's one slot
+                Some(_) => LimitedBy::Slots,
+            };
+        }
+        if self.rules.restriction == TypeRestriction::BySlot && self.free_slot_refuses(item, terms)
+        {
+            return LimitedBy::EntryRule;
+        }
+        if self.rules.has_slot_limit() {
+            LimitedBy::Slots
+        } else {
+            LimitedBy::Ceiling
+        }
+    }
+
+    /// Whether a free slot the fill order reaches refuses `item`. A plan
+    /// that fell short used every free slot within reach that accepts it,
+    /// so one still free refuses it.
+    fn free_slot_refuses(&self, item: &str, terms: &TypeTerms) -> bool {
+        let available = self.slots_available();
+        // `append` reaches only the slots after the last occupied one
+        let from = match self.rules.fill {
+            FillOrder::Append => self.occ.last_occupied().map_or(0, |l| l + 1),
+            _ => 0,
+        };
+        let refuses = |s: u32| !self.accepts(s, item, terms);
+        let grow_from = (self.slots.len() as u32).max(from);
+        self.occ
+            .frees(available)
+            .filter(|&s| s >= from)
+            .any(refuses)
+            || (grow_from..available).any(refuses)
+    }
+}
+
+/// A plan in progress: where the items of one delivery (or the target side
+/// of a transfer) land, slot by slot, without changing the container.
+struct Planner<'a, 'p> {
+    /// The container planned into.
+    contents: &'a Contents,
+    /// The type delivered.
+    item: &'a str,
+    /// Its properties: only stacks of this kind take more.
+    props: &'a Props,
+    /// The type's terms here.
+    terms: &'a TypeTerms,
+    /// How many are still to place.
+    left: u32,
+    /// The landings planned so far.
+    plan: &'p mut Landings,
+}
+
+impl Planner<'_, '_> {
+    /// Plans up to `room` items into `slot`; whether everything is placed.
+    #[inline]
+    fn take(&mut self, slot: u32, room: u32) -> bool {
+        let n = room.min(self.left);
+        if n > 0 {
+            self.plan.push(Landing { slot, amount: n });
+            self.left -= n;
+        }
+        self.left == 0
+    }
+
+    /// The room in any slot: an empty one the entry rules allow takes a
+    /// whole stack, a stack of this kind what its limit leaves.
+    #[inline]
+    fn room(&self, slot: u32) -> u32 {
+        let limit = self.terms.limit;
+        match self.contents.stack(slot) {
+            None if self.contents.accepts(slot, self.item, self.terms) => limit,
+            Some(s) if s.item.as_str() == self.item && s.props == *self.props => {
+                limit.saturating_sub(s.amount)
+            }
+            _ => 0,
+        }
+    }
+
+    /// The room in a slot of the type's own (it holds this type): only its
+    /// kind and amount matter.
+    #[inline]
+    fn own_room(&self, slot: u32) -> u32 {
+        self.contents
+            .stack(slot)
+            .filter(|s| s.props == *self.props)
+            .map_or(0, |s| self.terms.limit.saturating_sub(s.amount))
+    }
+
+    /// Fills the empty slots `from..to` the entry rules allow, a whole
+    /// stack each; whether everything is placed.
+    #[inline]
+    fn fill_empty(&mut self, from: u32, to: u32) -> bool {
+        let (c, item, terms) = (self.contents, self.item, self.terms);
+        for s in from..to {
+            if c.accepts(s, item, terms) && self.take(s, terms.limit) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `top-up-then-first-empty`: the kind's stacks first, then the free
+    /// slots in order, then the slots past the end.
+    fn top_up_then_first_empty(&mut self, own: Slots<'_>) {
+        let (c, item, terms) = (self.contents, self.item, self.terms);
+        let available = c.slots_available();
+        // a type that does not stack has no stack to top up
+        let own = if terms.limit > 1 { own } else { Slots::NONE };
+        for s in own {
+            let room = self.own_room(s);
+            if self.take(s, room) {
+                return;
+            }
+        }
+        for s in c.occ.frees(available) {
+            if c.accepts(s, item, terms) && self.take(s, terms.limit) {
+                return;
+            }
+        }
+        self.fill_empty(c.slots.len() as u32, available);
+    }
+
+    /// `first-slot-that-fits`: the kind's stacks and the free slots
+    /// together in slot order, then the slots past the end.
+    fn first_slot_that_fits(&mut self, own: Slots<'_>) {
+        let c = self.contents;
+        let available = c.slots_available();
+        for s in ascending(own, c.occ.frees(available)) {
+            let room = self.room(s);
+            if self.take(s, room) {
+                return;
+            }
+        }
+        self.fill_empty(c.slots.len() as u32, available);
+    }
+
+    /// `append`: the last occupied slot when it holds this kind, then the
+    /// slots after it.
+    fn append(&mut self) {
+        let c = self.contents;
+        let start = match c.occ.last_occupied() {
+            Some(last) => {
+                let room = self.room(last);
+                if self.take(last, room) {
+                    return;
+                }
+                last + 1
+            }
+            None => 0,
+        };
+        self.fill_empty(start, c.slots_available());
+    }
+
+    /// `not-applicable`: the type's reserved slot only.
+    fn reserved(&mut self) {
+        if let Some(r) = self.terms.reserved {
+            let room = self.room(r);
+            self.take(r, room);
+        }
+    }
+}
+
+/// Two ascending lists of slots that share none (the type's own slots and
+/// the free ones), as one ascending list.
+fn ascending(
+    a: impl Iterator<Item = u32>,
+    b: impl Iterator<Item = u32>,
+) -> impl Iterator<Item = u32> {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(&x), Some(&y)) if x < y => a.next(),
+        (Some(_), Some(_)) | (None, Some(_)) => b.next(),
+        (Some(_), None) => a.next(),
+        (None, None) => None,
+    })
 }

@@ -47,7 +47,7 @@ mod set_props;
 pub use set_props::{PropsAt, PropsSet};
 mod take;
 mod transfer;
-pub use transfer::{Swapped, TransferRequest, Transferred};
+pub use transfer::{Acceptance, Swapped, TransferRequest, Transferred};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -55,7 +55,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 pub use outcome::{
-    Cause, Delivered, ForcedOut, Leftover, Portion, Rearranged, Reason, Refused, Shortfall, Taken,
+    Cause, Delivered, ForcedOut, Leftover, LimitedBy, Portion, Rearranged, Reason, Refused,
+    Shortfall, Taken,
 };
 
 use crate::decimal::Decimal;

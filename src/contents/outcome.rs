@@ -99,6 +99,128 @@ impl std::fmt::Display for Reason {
     }
 }
 
+/// What stopped a delivery, a pick-up or a transfer short: the limit of
+/// the receiving container that the items not accepted ran into. Outcomes
+/// carry it as `limited_by` (`None` when everything offered was accepted),
+/// and [`Contents::would_accept_why`](super::Contents::would_accept_why)
+/// answers it before the items are offered, so a UI can say "too heavy"
+/// while the player is still dragging.
+///
+/// When several limits bind, the one that stopped the items first is
+/// named: a delivery planned into the free slots that also ran out of
+/// budget names the slots when they held fewer items than the budget
+/// allowed, and the budget otherwise.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+/// use bevy_container::contents::LimitedBy;
+/// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+/// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+/// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+/// // 12 slots of 20 berries: 240 fit, the rest is left where it is
+/// let d = backpack.deliver("berries", 250);
+/// assert_eq!((d.accepted, d.limited_by), (240, Some(LimitedBy::Slots)));
+/// assert_eq!(LimitedBy::Slots.to_string(), "no room: every slot it may use is taken");
+/// assert_eq!(backpack.deliver("axe", 0).limited_by, None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum LimitedBy {
+    /// No free slot is left that the type may use: every slot the fill
+    /// order reaches holds a stack with no room for these items (a full
+    /// backpack), or the named target slot holds another item.
+    Slots,
+    /// The stack the items go onto is full at its type's stack limit: a
+    /// named target slot's stack, or the one slot a type may use (fill
+    /// order `not-applicable`).
+    StackLimit,
+    /// The size budget is spent: the next item is larger than the room
+    /// left (too heavy).
+    SizeBudget,
+    /// The entry rules keep the type out: it may not enter at all (a type
+    /// restriction, no size under a budget, no slot of its own), or the
+    /// slots it may use are taken and the free ones refuse it (`by-slot`).
+    EntryRule,
+    /// A safety ceiling: a `no-limit` container's most slots, or the most
+    /// items one slotless holding counts (`u32::MAX`).
+    Ceiling,
+}
+
+impl LimitedBy {
+    /// The limit's kebab-case word (`size-budget`).
+    ///
+    /// ```
+    /// use bevy_container::contents::LimitedBy;
+    /// assert_eq!(LimitedBy::SizeBudget.as_str(), "size-budget");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitedBy::Slots => "slots",
+            LimitedBy::StackLimit => "stack-limit",
+            LimitedBy::SizeBudget => "size-budget",
+            LimitedBy::EntryRule => "entry-rule",
+            LimitedBy::Ceiling => "ceiling",
+        }
+    }
+
+    /// The limit in a player's words, as its `Display` writes it (`too
+    /// heavy: the size budget is spent`).
+    ///
+    /// ```
+    /// use bevy_container::contents::LimitedBy;
+    /// assert_eq!(LimitedBy::SizeBudget.words(), "too heavy: the size budget is spent");
+    /// assert_eq!(LimitedBy::StackLimit.words(), "the stack is full: it is at its stack limit");
+    /// ```
+    pub fn words(self) -> &'static str {
+        match self {
+            LimitedBy::Slots => "no room: every slot it may use is taken",
+            LimitedBy::StackLimit => "the stack is full: it is at its stack limit",
+            LimitedBy::SizeBudget => "too heavy: the size budget is spent",
+            LimitedBy::EntryRule => "not allowed: the entry rules keep it out",
+            LimitedBy::Ceiling => "too many: a safety ceiling is reached",
+        }
+    }
+
+    /// The limit a refusal names by itself, when its reason is one: the
+    /// entry words (`type-restriction`, `no-size`, `slot-rules`,
+    /// `no-reserved-slot`, `no-slot-rules`) are [`LimitedBy::EntryRule`],
+    /// `occupied` is [`LimitedBy::Slots`], `stack-full` and
+    /// `over-stack-limit` are [`LimitedBy::StackLimit`], the two ceilings
+    /// [`LimitedBy::Ceiling`]. `does-not-fit` needs the plan to say which
+    /// limit it ran into (outcomes carry it), and the words about the
+    /// request itself (`empty-slot`, `no-such-slot`, `not-ready`...) name
+    /// none.
+    ///
+    /// ```
+    /// use bevy_container::contents::{LimitedBy, Reason};
+    /// assert_eq!(LimitedBy::of_refusal(Reason::SlotRules), Some(LimitedBy::EntryRule));
+    /// assert_eq!(LimitedBy::of_refusal(Reason::Occupied), Some(LimitedBy::Slots));
+    /// assert_eq!(LimitedBy::of_refusal(Reason::EmptySlot), None);
+    /// ```
+    pub fn of_refusal(reason: Reason) -> Option<LimitedBy> {
+        match reason {
+            Reason::TypeRestriction
+            | Reason::NoSize
+            | Reason::SlotRules
+            | Reason::NoReservedSlot
+            | Reason::NoSlotRules => Some(LimitedBy::EntryRule),
+            Reason::Occupied => Some(LimitedBy::Slots),
+            Reason::StackFull | Reason::OverStackLimit => Some(LimitedBy::StackLimit),
+            Reason::SlotCeiling | Reason::AmountCeiling => Some(LimitedBy::Ceiling),
+            _ => None,
+        }
+    }
+}
+
+/// The limit in a player's words ([`LimitedBy::words`]).
+impl std::fmt::Display for LimitedBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.words())
+    }
+}
+
 /// Items refused intact: they stay with whoever offered them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refused {
@@ -136,6 +258,12 @@ pub struct Delivered {
     pub refused: Option<Refused>,
     /// Items that did not fit, with their destination.
     pub leftover: Option<Leftover>,
+    /// What limited the delivery when not everything offered was
+    /// accepted (a partial acceptance, a leftover, or a refusal that names
+    /// a limit): `None` when everything was accepted, or when the refusal
+    /// is about the request itself (`not-ready`).
+    #[serde(default)]
+    pub limited_by: Option<LimitedBy>,
 }
 
 impl Delivered {
@@ -154,15 +282,19 @@ impl Delivered {
             landed: Landings::default(),
             refused: None,
             leftover: None,
+            limited_by: None,
         }
     }
 
+    /// All `offered` items refused intact for `reason`, with the limit the
+    /// reason names by itself ([`LimitedBy::of_refusal`]).
     pub(crate) fn refused(item: ItemType, props: Props, offered: u32, reason: Reason) -> Delivered {
         Delivered {
             refused: Some(Refused {
                 amount: offered,
                 reason,
             }),
+            limited_by: LimitedBy::of_refusal(reason),
             ..Delivered::nothing(item, props, offered)
         }
     }

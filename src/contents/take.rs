@@ -1,6 +1,7 @@
 //! Take: the game or the player asks for items (the guide's [`guide::requests`](crate::guide::requests)).
 
 use super::{Contents, ItemType, Kind, Landing, Props, Reason, Taken};
+use crate::decimal::Decimal;
 use crate::item::same_text;
 use crate::rules::DrawOrder;
 
@@ -140,7 +141,7 @@ impl Contents {
                 .map(|r| r.size)
                 .unwrap_or_default()
         } else {
-            crate::decimal::Decimal::ZERO
+            Decimal::ZERO
         };
         let (n, emptied) = self.remove_from_slot(slot, amount, size);
         if emptied {
@@ -164,15 +165,15 @@ impl Contents {
         mut order: Vec<u32>,
     ) -> Taken {
         let mut out = Taken::nothing(id, props.cloned(), amount);
-        let item = out.item.as_str();
         if amount == 0 {
             self.scratch = order;
             return out;
         }
         let size = if self.rules.has_budget() {
+            let item = out.item.as_str();
             self.rules.row(item).map(|r| r.size).unwrap_or_default()
         } else {
-            crate::decimal::Decimal::ZERO
+            Decimal::ZERO
         };
         if !self.rules.has_slots() {
             self.scratch = order;
@@ -183,31 +184,58 @@ impl Contents {
             self.draw_held(&mut out, props, amount, size);
             return out;
         }
+        if let Err(reason) = self.stacks_to_draw(&out.item, props, slot, &mut order) {
+            out.refused = Some(reason);
+            self.scratch = order;
+            return out;
+        }
+        if self.draw_stacks(&mut out, &order, amount, size) {
+            self.unindex_emptied(&out, at, &mut order);
+        }
+        self.scratch = order;
+        out
+    }
+
+    /// The stacks a draw of `id` uses, in turn, into `order` (which holds
+    /// the type's stacks, ascending, when no slot is named): the named
+    /// slot's stack when it matches, else the type's stacks in the draw
+    /// order. Refused for a slot past the last, or for several stacks under
+    /// draw order `not-applicable` with no slot named.
+    fn stacks_to_draw(
+        &self,
+        id: &ItemType,
+        props: Option<&Props>,
+        slot: Option<u32>,
+        order: &mut Vec<u32>,
+    ) -> Result<(), Reason> {
         match slot {
             Some(s) if s as usize >= self.slot_len().max(self.limits.slot_count as usize) => {
-                out.refused = Some(Reason::NoSuchSlot);
-                self.scratch = order;
-                return out;
+                return Err(Reason::NoSuchSlot);
             }
             Some(s) => {
                 // ids compare by pointer when interned
                 if self
                     .stack(s)
-                    .is_some_and(|st| st.item == out.item && props.is_none_or(|p| *p == st.props))
+                    .is_some_and(|st| st.item == *id && props.is_none_or(|p| *p == st.props))
                 {
                     order.push(s);
                 }
             }
-            None => self.draw_order(&mut order),
+            None => self.draw_order(order),
         }
         if slot.is_none() && self.rules.draw == DrawOrder::NotApplicable && order.len() > 1 {
-            out.refused = Some(Reason::AmbiguousDraw);
-            self.scratch = order;
-            return out;
+            return Err(Reason::AmbiguousDraw);
         }
+        Ok(())
+    }
+
+    /// Takes up to `amount` (each item of `size`) from the stacks in
+    /// `order`, in turn, noting each portion and the totals in `out`;
+    /// whether a stack emptied.
+    fn draw_stacks(&mut self, out: &mut Taken, order: &[u32], amount: u32, size: Decimal) -> bool {
         let mut left = amount;
         let mut any_emptied = false;
-        for &s in &order {
+        for &s in order {
             if left == 0 {
                 break;
             }
@@ -223,35 +251,32 @@ impl Contents {
             }
             any_emptied |= emptied;
         }
-        if any_emptied {
-            // the emptied slots leave the type's list in one lookup
-            order.clear();
-            order.extend(
-                out.from
-                    .iter()
-                    .map(|l| l.slot)
-                    .filter(|&s| self.stack(s).is_none()),
-            );
-            if order.len() > 1 {
-                order.sort_unstable();
-            }
-            self.by_type.unindex(at, out.item.as_str(), &order);
-        }
         out.taken = amount - left;
         out.shortfall = left;
-        self.scratch = order;
-        out
+        any_emptied
+    }
+
+    /// The slots the draw `out` emptied leave the type's list (numbered
+    /// `at`, when known) in one lookup; `order`, the scratch list, holds
+    /// them meanwhile.
+    fn unindex_emptied(&mut self, out: &Taken, at: Option<u32>, order: &mut Vec<u32>) {
+        order.clear();
+        order.extend(
+            out.from
+                .iter()
+                .map(|l| l.slot)
+                .filter(|&s| self.stack(s).is_none()),
+        );
+        if order.len() > 1 {
+            order.sort_unstable();
+        }
+        self.by_type
+            .unindex(at, out.item.as_str(), order.as_slice());
     }
 
     /// A draw from a slotless container's holdings: the type's kinds in
     /// kind order, or the one kind asked for.
-    fn draw_held(
-        &mut self,
-        out: &mut Taken,
-        props: Option<&Props>,
-        amount: u32,
-        size: crate::decimal::Decimal,
-    ) {
+    fn draw_held(&mut self, out: &mut Taken, props: Option<&Props>, amount: u32, size: Decimal) {
         let kinds: Vec<Kind> = match props {
             Some(p) => vec![Kind::new(out.item.clone(), p.clone())],
             None => self

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Contents, ItemType, Landing, Landings, Props, Reason, Stack, TypeTerms};
+use super::{Contents, ItemType, Landing, Landings, LimitedBy, Props, Reason, Stack, TypeTerms};
 use crate::decimal::Decimal;
 use crate::props::KindLabel;
 use crate::rules::{DrawOrder, PartialAcceptance};
@@ -108,7 +108,8 @@ pub struct Swapped {
 }
 
 /// The outcome of a transfer: `asked = moved + shortfall + what stayed
-/// because the target had no room`; a refusal changed nothing.
+/// because the target had no room`; a refusal changed nothing. What
+/// stayed because of the target says why in `limited_by`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Transferred {
     /// The type moved (`None` when the source slot was empty and no type
@@ -132,6 +133,13 @@ pub struct Transferred {
     pub swapped: Option<Swapped>,
     /// Why nothing moved, when refused.
     pub refused: Option<Reason>,
+    /// What limited the target when it took fewer than the source had
+    /// available (or refused them for a limit: `does-not-fit`, an entry
+    /// rule, an `occupied` slot): `None` when the target took everything
+    /// available, or when the refusal is about the request itself. A
+    /// source that had too few is the `shortfall`, not a limit.
+    #[serde(default)]
+    pub limited_by: Option<LimitedBy>,
 }
 
 impl Transferred {
@@ -146,13 +154,16 @@ impl Transferred {
             landed: Landings::default(),
             swapped: None,
             refused: None,
+            limited_by: None,
         }
     }
 
+    /// Refused for `reason`, with the limit the reason names by itself.
     fn refused(item: Option<ItemType>, asked: u32, reason: Reason) -> Transferred {
         Transferred {
             shortfall: asked,
             refused: Some(reason),
+            limited_by: LimitedBy::of_refusal(reason),
             ..Transferred::nothing(item, asked)
         }
     }
@@ -191,6 +202,59 @@ struct Source {
     whole: Option<u32>,
 }
 
+/// A dry run's answer with its reasons
+/// ([`Contents::would_accept_why`]): how many would be accepted, why none
+/// would when the delivery or drop would be refused, and what limits it
+/// when not all would be.
+///
+/// ```
+/// use bevy_container::contents::{Acceptance, LimitedBy, Reason};
+/// let heavy = Acceptance { accepted: 2, refused: None, limited_by: Some(LimitedBy::SizeBudget) };
+/// assert_eq!(heavy.result(), Ok(2));
+/// let shop = Acceptance { accepted: 0, refused: Some(Reason::DoesNotFit), limited_by: Some(LimitedBy::Slots) };
+/// assert_eq!(shop.result(), Err(Reason::DoesNotFit));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Acceptance {
+    /// How many would be accepted (0 when refused).
+    pub accepted: u32,
+    /// Why none would be accepted, when the answer is a refusal.
+    pub refused: Option<Reason>,
+    /// What would stop the items short, when fewer than offered would be
+    /// accepted (a refusal for a limit included, such as `does-not-fit`):
+    /// `None` when all would be, or the refusal is about the request.
+    pub limited_by: Option<LimitedBy>,
+}
+
+impl Acceptance {
+    /// The answer as [`Contents::would_accept`] gives it: `Ok(accepted)`,
+    /// or `Err(reason)` for a refusal.
+    pub fn result(&self) -> Result<u32, Reason> {
+        match self.refused {
+            Some(r) => Err(r),
+            None => Ok(self.accepted),
+        }
+    }
+
+    /// All `n` would be accepted.
+    fn all(n: u32) -> Acceptance {
+        Acceptance {
+            accepted: n,
+            refused: None,
+            limited_by: None,
+        }
+    }
+
+    /// Refused for `reason`, with the limit it names by itself.
+    fn refusal(reason: Reason) -> Acceptance {
+        Acceptance {
+            accepted: 0,
+            refused: Some(reason),
+            limited_by: LimitedBy::of_refusal(reason),
+        }
+    }
+}
+
 /// How many the target admits.
 enum Admit {
     /// This many, by the fill order (planned into the caller's list) or
@@ -204,7 +268,9 @@ impl Contents {
     /// How many of `amount` items of `item` this container would accept now,
     /// by its fill order or into `slot`, without changing anything: a dry
     /// run of a delivery (the all-or-nothing rule included) or of the target
-    /// side of a transfer.
+    /// side of a transfer. [`Contents::would_accept_why`] also says what
+    /// would stop the items short (the slots, a stack limit, the budget, an
+    /// entry rule).
     ///
     /// ```
     /// # use std::sync::Arc;
@@ -230,19 +296,73 @@ impl Contents {
         amount: u32,
         slot: Option<u32>,
     ) -> Result<u32, Reason> {
+        self.would_accept_kind_why(item, props, amount, slot)
+            .result()
+    }
+
+    /// [`Contents::would_accept`] with its reasons: how many would be
+    /// accepted, the refusal when it would be one, and what would stop the
+    /// items short ([`LimitedBy`]), so a UI can say "too heavy" or "that
+    /// stack is full" before the drop.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+    /// use bevy_container::contents::{LimitedBy, Reason};
+    /// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+    /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+    /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+    /// backpack.deliver("berries", 15);
+    /// let onto = backpack.would_accept_why("berries", 8, Some(0));
+    /// assert_eq!((onto.accepted, onto.limited_by), (5, Some(LimitedBy::StackLimit)));
+    /// assert_eq!(backpack.would_accept_why("berries", 8, None).limited_by, None);
+    /// let axe = backpack.would_accept_why("axe", 1, Some(0));
+    /// assert_eq!((axe.refused, axe.limited_by), (Some(Reason::Occupied), Some(LimitedBy::Slots)));
+    /// ```
+    pub fn would_accept_why(&self, item: &str, amount: u32, slot: Option<u32>) -> Acceptance {
+        self.would_accept_kind_why(item, &Props::EMPTY, amount, slot)
+    }
+
+    /// [`Contents::would_accept_why`] for items of one kind (`item` with
+    /// `props`): only stacks of that kind take more.
+    pub fn would_accept_kind_why(
+        &self,
+        item: &str,
+        props: &Props,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Acceptance {
         if amount == 0 {
-            return Ok(0);
+            return Acceptance::all(0);
         }
         if slot.is_some() && !self.rules.has_slots() {
-            return Err(Reason::NoSlots);
+            return Acceptance::refusal(Reason::NoSlots);
         }
         let (at, row) = self.find_type(item);
-        let terms = self.terms_with(item, row)?;
+        let terms = match self.terms_with(item, row) {
+            Ok(t) => t,
+            Err(r) => return Acceptance::refusal(r),
+        };
         let mut plan = Landings::default();
-        match self.admit(item, props, at, &terms, amount, slot, &mut plan)? {
-            Admit::Other(_) => Err(Reason::Occupied),
-            Admit::Fits(n) if n < amount && self.all_or_nothing() => Err(Reason::DoesNotFit),
-            Admit::Fits(n) => Ok(n),
+        let n = match self.admit(item, props, at, &terms, amount, slot, &mut plan) {
+            Ok(Admit::Fits(n)) => n,
+            Ok(Admit::Other(_)) => return Acceptance::refusal(Reason::Occupied),
+            Err(r) => return Acceptance::refusal(r),
+        };
+        if n >= amount {
+            return Acceptance::all(n);
+        }
+        let limited_by = Some(self.admit_limit(item, props, &terms, amount, slot, n));
+        if self.all_or_nothing() {
+            return Acceptance {
+                limited_by,
+                ..Acceptance::refusal(Reason::DoesNotFit)
+            };
+        }
+        Acceptance {
+            accepted: n,
+            refused: None,
+            limited_by,
         }
     }
 
@@ -320,27 +440,24 @@ impl Contents {
             }
             Err(r) => return refuse(r),
         };
-        if moved < src.available && target.all_or_nothing() {
-            return refuse(Reason::DoesNotFit);
+        // what stayed because of the target, and why (before it changes)
+        let limited_by = (moved < src.available).then(|| {
+            target.admit_limit(
+                item.as_str(),
+                &props,
+                &terms,
+                src.available,
+                req.to_slot,
+                moved,
+            )
+        });
+        if limited_by.is_some() && target.all_or_nothing() {
+            return Transferred {
+                limited_by,
+                ..refuse(Reason::DoesNotFit)
+            };
         }
-        // from a named slot (checked by `source`: it holds a stack of
-        // `item`), straight into the outcome's list: no lookup by name
-        let from = match req.from_slot {
-            Some(s) if moved > 0 => {
-                let taken = self.take_from_stack(&item, s, moved);
-                debug_assert_eq!(taken, moved, "the source gives what was planned");
-                let mut from = Landings::default();
-                from.push(Landing {
-                    slot: s,
-                    amount: taken,
-                });
-                from
-            }
-            _ => {
-                self.take_kind(item.as_str(), Some(&props), moved, req.from_slot)
-                    .from
-            }
-        };
+        let from = self.give(&item, &props, moved, req.from_slot);
         target.land(&item, &props, at, &terms, moved, req.to_slot, &mut landed);
         Transferred {
             item: Some(item),
@@ -352,6 +469,36 @@ impl Contents {
             landed,
             swapped: None,
             refused: None,
+            limited_by,
+        }
+    }
+
+    /// The source side of a transfer: `moved` items of `item` with `props`
+    /// leave, from `from_slot` when named (checked by `source`: it holds a
+    /// stack of `item`, so straight into the outcome's list, no lookup by
+    /// name), else by the draw order. Returns the slots they left.
+    fn give(
+        &mut self,
+        item: &ItemType,
+        props: &Props,
+        moved: u32,
+        from_slot: Option<u32>,
+    ) -> Landings {
+        match from_slot {
+            Some(s) if moved > 0 => {
+                let taken = self.take_from_stack(item, s, moved);
+                debug_assert_eq!(taken, moved, "the source gives what was planned");
+                let mut from = Landings::default();
+                from.push(Landing {
+                    slot: s,
+                    amount: taken,
+                });
+                from
+            }
+            _ => {
+                self.take_kind(item.as_str(), Some(props), moved, from_slot)
+                    .from
+            }
         }
     }
 
@@ -440,6 +587,8 @@ impl Contents {
             landed: one(to),
             swapped,
             refused: None,
+            // within one container only the target stack's limit stops a merge
+            limited_by: (moved < amount.min(held)).then_some(LimitedBy::StackLimit),
         }
     }
 
@@ -578,6 +727,37 @@ impl Contents {
         Ok(Admit::Fits(self.budget_cap(terms, want.min(room))))
     }
 
+    /// What stopped this container (a target) admitting all `want` items
+    /// of `item` when it admitted `admitted`, fewer, before anything
+    /// changed: into `slot` (admitted as the budget's cap of the stack's
+    /// room), that stack's limit or the budget, whichever was smaller; by
+    /// the fill order, what stopped the plan, as for a delivery.
+    #[cold]
+    #[inline(never)]
+    fn admit_limit(
+        &self,
+        item: &str,
+        props: &Props,
+        terms: &TypeTerms,
+        want: u32,
+        slot: Option<u32>,
+        admitted: u32,
+    ) -> LimitedBy {
+        let Some(slot) = slot else {
+            let capped = self.budget_cap(terms, want);
+            return self.limit_of(item, props, terms, capped, admitted);
+        };
+        // the slot is empty or holds this kind (another is `Admit::Other`)
+        let room = self
+            .stack(slot)
+            .map_or(terms.limit, |s| terms.limit.saturating_sub(s.amount));
+        if admitted < want.min(room) {
+            LimitedBy::SizeBudget
+        } else {
+            LimitedBy::StackLimit
+        }
+    }
+
     /// Lands `amount` of `item` (numbered `at` here, when indexed) as
     /// admitted: into `slot`, by the fill order's plan already in `landed`,
     /// or into the holdings. `landed` ends as the slots that received them.
@@ -660,6 +840,7 @@ impl Contents {
                 amount: theirs.amount,
             }),
             refused: None,
+            limited_by: None,
         })
     }
 

@@ -223,6 +223,9 @@ fn refusal_of(why: &NotAnswered, role_of: impl Fn(Entity) -> Role) -> Refusal {
         | NotAnswered::NotSeen(e)
         | NotAnswered::ConnectionLost(e) => Refusal::NotAContainer(role_of(*e)),
         NotAnswered::NotReady(e) => Refusal::NotReady(role_of(*e)),
+        // the client sees a container that never becomes ready; the server's
+        // log and `AdoptionRejected` carry the file's problems
+        NotAnswered::AdoptionRefused { container, .. } => Refusal::NotReady(role_of(*container)),
         NotAnswered::NotAllowed { container, needs } => Refusal::NotAllowed {
             role: role_of(*container),
             needs: *needs,

@@ -36,6 +36,80 @@ impl Container {
     pub fn new(adoption: Handle<AdoptionAsset>) -> Container {
         Container { adoption }
     }
+
+    /// This container holding `saved`, loaded once its adoption is ready:
+    /// spawn what it returns. The save loads as [`super::Containers::load`]
+    /// loads one (under a changed adoption what the rules no longer hold is
+    /// forced out, [`super::ItemsForcedOut`] with cause `loaded`); until
+    /// then the container answers no requests and saves as `saved`. A save
+    /// that does not load is reported with [`super::ContainerSaveRefused`]
+    /// and stays attached, unchanged, so nothing is lost.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::plugin::{Container, ContainerReady};
+    /// use bevy_container::save::SavedContents;
+    ///
+    /// #[derive(Resource)]
+    /// struct SavedBackpack(String);
+    ///
+    /// fn load_game(mut commands: Commands, server: Res<AssetServer>, saved: Res<SavedBackpack>) {
+    ///     let Ok(save) = SavedContents::from_json(&saved.0) else {
+    ///         warn!("the saved backpack is not a save; it stays on disk as it is");
+    ///         return;
+    ///     };
+    ///     commands
+    ///         .spawn(Container::new(server.load("backpack.adoption.json")).with_save(save))
+    ///         .observe(|ready: On<ContainerReady>| {
+    ///             info!("backpack {} is back", ready.container);
+    ///         });
+    /// }
+    /// # let _ = load_game;
+    /// ```
+    ///
+    /// The guide's chapter [`guide::saves`](crate::guide::saves) runs a whole
+    /// save and load.
+    pub fn with_save(self, saved: crate::save::SavedContents) -> (Container, ContainerContents) {
+        (self, ContainerContents::with_pending(saved))
+    }
+}
+
+/// Where a container stands: waiting for its rules, ready, or refused and
+/// why. Read it with [`ContainerContents::status`].
+///
+/// ```
+/// use bevy_container::plugin::{ContainerContents, ContainerStatus};
+///
+/// // a container whose adoption has not loaded yet
+/// assert_eq!(ContainerContents::default().status(), ContainerStatus::Waiting);
+/// ```
+#[derive(Reflect, Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ContainerStatus {
+    /// Its adoption has not loaded yet. Requests are answered
+    /// [`super::NotAnswered::NotReady`].
+    Waiting,
+    /// Its rules are attached and it answers requests
+    /// ([`super::ContainerReady`] was sent).
+    Ready,
+    /// Its adoption file was refused: it failed to load or validate, or it
+    /// does not compile with the game's tuning ([`super::AdoptionRejected`]
+    /// was sent). Requests are answered
+    /// [`super::NotAnswered::AdoptionRefused`] with the same reason; a
+    /// fixed file that loads makes the container ready.
+    AdoptionRefused {
+        /// The file's path, each problem and its fix.
+        reason: String,
+    },
+    /// Its save does not load under its rules (a migration would move
+    /// items that never leave; [`super::ContainerSaveRefused`] was sent).
+    /// The save stays attached, unchanged; requests are answered
+    /// [`super::NotAnswered::NotReady`] until the rules change so that it
+    /// loads.
+    SaveRefused {
+        /// Why, with how much could not leave.
+        reason: String,
+    },
 }
 
 /// What a container holds. The engine state sits inside (empty until the
@@ -114,6 +188,49 @@ impl ContainerContents {
         self.state.engine.is_some()
     }
 
+    /// Where the container stands: [`ContainerStatus::Waiting`] for its
+    /// adoption, [`ContainerStatus::Ready`], or refused with the reason
+    /// (its adoption file, or its save). A refused adoption shows here
+    /// whether or not the game logs or reads [`super::AdoptionRejected`].
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::plugin::{ContainerContents, ContainerStatus};
+    ///
+    /// // a game's own check: name every container that will never answer
+    /// fn check(containers: Query<(Entity, &ContainerContents)>) {
+    ///     for (e, contents) in &containers {
+    ///         if let ContainerStatus::AdoptionRefused { reason } = contents.status() {
+    ///             error!("container {e} has no rules: {reason}");
+    ///         }
+    ///     }
+    /// }
+    /// # let _ = check;
+    /// ```
+    pub fn status(&self) -> ContainerStatus {
+        if self.state.engine.is_some() {
+            return ContainerStatus::Ready;
+        }
+        match self.state.refusal.as_deref() {
+            Some(refusal) => refusal.clone(),
+            None => ContainerStatus::Waiting,
+        }
+    }
+
+    /// Why a request to this container, the entity `container`, does not
+    /// reach its engine: its adoption was refused, or it is not ready yet.
+    pub(crate) fn not_ready(&self, container: Entity) -> super::NotAnswered {
+        match self.state.refusal.as_deref() {
+            Some(ContainerStatus::AdoptionRefused { reason }) => {
+                super::NotAnswered::AdoptionRefused {
+                    container,
+                    reason: reason.clone(),
+                }
+            }
+            _ => super::NotAnswered::NotReady(container),
+        }
+    }
+
     /// The engine, once the adoption is loaded.
     pub fn engine(&self) -> Option<&Contents> {
         self.state.engine.as_ref()
@@ -155,7 +272,6 @@ impl ContainerContents {
     }
 
     /// A container whose contents are `save`, loaded once its rules attach.
-    #[cfg(any(feature = "replicon", feature = "persist"))]
     pub(crate) fn with_pending(save: crate::save::SavedContents) -> ContainerContents {
         let mut c = ContainerContents::default();
         c.state.pending = Some(Box::new(save));
@@ -167,6 +283,7 @@ impl ContainerContents {
     pub(crate) fn set_pending(&mut self, save: crate::save::SavedContents) {
         self.state.engine = None;
         self.state.pending = Some(Box::new(save));
+        self.state.refusal = None;
         self.mirror.slots.clear();
         self.mirror.props.clear();
     }
@@ -187,6 +304,7 @@ impl ContainerContents {
                 self.state.engine = Some(loaded.contents);
                 self.state.set_adoption(id.clone());
                 self.state.pending = None;
+                self.state.refusal = None;
                 self.refresh();
             }
             Err(_) => self.set_pending(save.clone()),

@@ -37,6 +37,47 @@ use crate::save::{AdoptionId, SavedContents};
 /// earlier; write messages only (or calls only) when the order between
 /// them matters.
 ///
+/// **Reading beside it.** `Containers` holds every `ContainerContents` and
+/// `LoosePickup` mutably (it changes them at once), so a system with
+/// `Containers` *and* a `Query<&ContainerContents>` or `Query<&LoosePickup>`
+/// is refused by Bevy when it first runs (error B0001, a conflicting
+/// access). Read through `Containers` instead: [`Containers::get`],
+/// [`Containers::iter`], [`Containers::pickup`], [`Containers::pickups`].
+/// A system that only reads, and writes [`ContainerRequest`] messages,
+/// needs no `Containers` and may query freely; other components of the
+/// same entities (`Name`, `Transform`, your own) query as usual.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::plugin::{Containers, ContainerRequest, Deliver, LoosePickup};
+///
+/// #[derive(Component)]
+/// struct Player;
+///
+/// // answered now: read through `Containers`, beside any other query
+/// fn tidy(mut containers: Containers, player: Single<Entity, With<Player>>, names: Query<&Name>) {
+///     let near: Vec<Entity> = containers.pickups().map(|(e, _)| e).collect();
+///     for pickup in near {
+///         let _ = containers.pick_up(*player, pickup);
+///     }
+///     if let Some(bag) = containers.get(*player) {
+///         info!("{:?} holds {} berries", names.get(*player).ok(), bag.count("berries"));
+///     }
+/// }
+///
+/// // answered in the frame's request set: query freely, write requests
+/// fn gift(
+///     pickups: Query<&LoosePickup>,
+///     player: Single<Entity, With<Player>>,
+///     mut requests: MessageWriter<ContainerRequest>,
+/// ) {
+///     if pickups.is_empty() {
+///         requests.write(Deliver::new(*player, "berries", 1).into());
+///     }
+/// }
+/// # let _ = (tidy, gift);
+/// ```
+///
 /// ```
 /// use bevy::prelude::*;
 /// use bevy_container::plugin::Containers;
@@ -65,7 +106,8 @@ pub struct Containers<'w, 's> {
             Option<&'static OverflowStore>,
         ),
     >,
-    pub(super) pickups: Query<'w, 's, &'static mut LoosePickup, Without<ContainerContents>>,
+    pub(super) pickups:
+        Query<'w, 's, (Entity, &'static mut LoosePickup), Without<ContainerContents>>,
     pub(super) entities: &'w Entities,
     pub(super) transforms: TransformHelper<'w, 's>,
     pub(super) globals: Query<'w, 's, &'static GlobalTransform>,
@@ -117,6 +159,72 @@ impl<'w> Containers<'w, '_> {
 }
 
 impl Containers<'_, '_> {
+    /// `container`'s component, as a `Query<&ContainerContents>` reads it
+    /// (`None` when the entity has none). A system with `Containers` reads
+    /// contents here: a query of its own would conflict (see the type's
+    /// docs).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::plugin::Containers;
+    ///
+    /// fn show_gold(containers: Containers, player: Single<Entity, With<Name>>) {
+    ///     if let Some(purse) = containers.get(*player) {
+    ///         info!("{} gold", purse.count("gold"));
+    ///     }
+    /// }
+    /// # let _ = show_gold;
+    /// ```
+    pub fn get(&self, container: Entity) -> Option<&ContainerContents> {
+        self.contents.get(container).ok().map(|(_, c, _)| c)
+    }
+
+    /// Every container and its component, as `Query<(Entity,
+    /// &ContainerContents)>` iterates them.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::plugin::Containers;
+    ///
+    /// fn total_berries(containers: Containers) {
+    ///     let total: u64 = containers.iter().map(|(_, c)| c.count("berries")).sum();
+    ///     info!("{total} berries in the world's containers");
+    /// }
+    /// # let _ = total_berries;
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = (Entity, &ContainerContents)> {
+        self.contents.iter().map(|(e, c, _)| (e, c))
+    }
+
+    /// The loose pickup `pickup` (`None` when the entity is none, or an
+    /// emptied one whose despawn waits for the frame's commands).
+    pub fn pickup(&self, pickup: Entity) -> Option<&LoosePickup> {
+        self.pickups
+            .get(pickup)
+            .ok()
+            .map(|(_, p)| p)
+            .filter(|p| p.amount > 0)
+    }
+
+    /// Every loose pickup that holds items, as `Query<(Entity,
+    /// &LoosePickup)>` iterates them.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::plugin::Containers;
+    ///
+    /// fn pick_up_everything(mut containers: Containers, player: Single<Entity, With<Name>>) {
+    ///     let lying: Vec<Entity> = containers.pickups().map(|(e, _)| e).collect();
+    ///     for pickup in lying {
+    ///         let _ = containers.pick_up(*player, pickup);
+    ///     }
+    /// }
+    /// # let _ = pick_up_everything;
+    /// ```
+    pub fn pickups(&self) -> impl Iterator<Item = (Entity, &LoosePickup)> {
+        self.pickups.iter().filter(|(_, p)| p.amount > 0)
+    }
+
     /// How many of `item` `container` holds (0 when it is not a container).
     pub fn count(&self, container: Entity, item: &str) -> u64 {
         self.contents
@@ -145,11 +253,12 @@ impl Containers<'_, '_> {
             .get_mut(container)
             .map_err(|_| NotAnswered::NotAContainer(container))?;
         let c = m.bypass_change_detection();
-        let engine = c
-            .state
-            .engine
-            .as_mut()
-            .ok_or(NotAnswered::NotReady(container))?;
+        if c.state.engine.is_none() {
+            return Err(c.not_ready(container));
+        }
+        let Some(engine) = c.state.engine.as_mut() else {
+            return Err(NotAnswered::NotReady(container));
+        };
         let r = op(engine);
         if let Some((mirror, e)) = c.parts()
             && r.refresh_if_changed(mirror, e)
@@ -301,10 +410,9 @@ impl Containers<'_, '_> {
     /// Reports why a request to `container` did not reach its engine.
     #[cold]
     fn not_answered(&mut self, container: Entity) {
-        let why = if self.contents.contains(container) {
-            NotAnswered::NotReady(container)
-        } else {
-            NotAnswered::NotAContainer(container)
+        let why = match self.contents.get(container) {
+            Ok((_, c, _)) => c.not_ready(container),
+            Err(_) => NotAnswered::NotAContainer(container),
         };
         self.unanswered(container, &why);
     }
@@ -394,7 +502,7 @@ impl Containers<'_, '_> {
         let mut offered = amount;
         let pickup = sender.filter(|s| self.pickups.contains(*s));
         if let Some(p) = pickup
-            && let Ok(mut pk) = self.pickups.get_mut(p)
+            && let Ok((_, mut pk)) = self.pickups.get_mut(p)
         {
             if pk.item != item || pk.props != *props {
                 let why = NotAnswered::OtherPickupItem {
@@ -412,7 +520,7 @@ impl Containers<'_, '_> {
             Ok(o) => o,
             Err(why) => {
                 if let Some(p) = pickup
-                    && let Ok(mut pk) = self.pickups.get_mut(p)
+                    && let Ok((_, mut pk)) = self.pickups.get_mut(p)
                 {
                     pk.amount += offered;
                 }
@@ -435,7 +543,7 @@ impl Containers<'_, '_> {
         let mut msg = ItemsDelivered::unsettled(container, sender, outcome);
         self.settle_delivery_of(&mut msg);
         if let Some(p) = pickup
-            && self.pickups.get(p).is_ok_and(|pk| pk.amount == 0)
+            && self.pickups.get(p).is_ok_and(|(_, pk)| pk.amount == 0)
         {
             self.commands.entity(p).despawn();
         }
@@ -461,7 +569,12 @@ impl Containers<'_, '_> {
     ) -> Result<ItemsDelivered, NotAnswered> {
         // a pickup emptied earlier in this frame is despawned with the
         // frame's commands: it is no pickup any more
-        let Some(pk) = self.pickups.get(pickup).ok().filter(|pk| pk.amount > 0) else {
+        let Some((_, pk)) = self
+            .pickups
+            .get(pickup)
+            .ok()
+            .filter(|(_, pk)| pk.amount > 0)
+        else {
             let why = NotAnswered::NotAPickup(pickup);
             self.unanswered(container, &why);
             return Err(why);
@@ -535,6 +648,7 @@ impl Containers<'_, '_> {
         let outcome = outcome.inspect_err(|why| {
             let at = match why {
                 NotAnswered::NotAContainer(e) | NotAnswered::NotReady(e) => *e,
+                NotAnswered::AdoptionRefused { container, .. } => *container,
                 _ => from,
             };
             self.unanswered(at, why)
@@ -573,7 +687,7 @@ impl Containers<'_, '_> {
         for e in [from, to] {
             match self.contents.get(e) {
                 Err(_) => return Err(NotAnswered::NotAContainer(e)),
-                Ok((_, c, _)) if !c.is_ready() => return Err(NotAnswered::NotReady(e)),
+                Ok((_, c, _)) if !c.is_ready() => return Err(c.not_ready(e)),
                 Ok(_) => {}
             }
         }
@@ -672,15 +786,16 @@ impl Containers<'_, '_> {
             .map_err(|_| NotAnswered::NotAContainer(container))?;
         match (c.engine(), c.adoption()) {
             (Some(e), Some(id)) => Ok(e.save(id)),
-            _ => Err(NotAnswered::NotReady(container)),
+            _ => Err(c.not_ready(container)),
         }
     }
 
     /// Loads a save into `container`, which must be empty (a load never
     /// replaces items). Under a changed adoption the items its rules no
     /// longer hold leave by their forced-out rules and are settled like any
-    /// forced removal ([`ItemsForcedOut`] with cause `loaded`). A refused
-    /// migration loads nothing.
+    /// forced removal ([`ItemsForcedOut`] with cause `loaded`); a load
+    /// from which nothing had to leave sends no `ItemsForcedOut`, and
+    /// returns an empty outcome. A refused migration loads nothing.
     pub fn load(
         &mut self,
         container: Entity,
@@ -691,7 +806,7 @@ impl Containers<'_, '_> {
             .get(container)
             .map_err(|_| NotAnswered::NotAContainer(container))?;
         let (Some(engine), Some(id)) = (c.engine(), c.adoption()) else {
-            return Err(NotAnswered::NotReady(container).into());
+            return Err(c.not_ready(container).into());
         };
         if !engine.is_empty() {
             return Err(LoadError::NotEmpty(container));
@@ -706,7 +821,9 @@ impl Containers<'_, '_> {
             c.state.engine = Some(loaded.contents);
             c.refresh();
         }
-        self.report_forced(container, &loaded.migrated);
+        if !loaded.migrated.portions.is_empty() || loaded.migrated.refused.is_some() {
+            self.report_forced(container, &loaded.migrated);
+        }
         Ok(loaded.migrated)
     }
 

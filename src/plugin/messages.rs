@@ -14,7 +14,7 @@ use crate::adoption::Report;
 use crate::contents::{
     Delivered, ForcedOut, ItemType, PropsSet, Rearranged, Reason, Taken, Transferred,
 };
-use crate::props::Props;
+use crate::props::{KindLabel, Props};
 
 /// Where items that left a container ended up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,131 @@ pub enum Settled {
         /// How many.
         amount: u32,
     },
+}
+
+/// Reads like a log line, entities by their ids: `8 potion into container
+/// 12v1`, `391 berries on the ground as pickup 40v1`, `2 axe destroyed`.
+/// [`Settled::describe`] names them by their `Name` instead.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::plugin::Settled;
+///
+/// let stash = Entity::from_raw_u32(7).unwrap();
+/// let settled = Settled::Container { container: stash, item: "potion".into(), props: Default::default(), amount: 8 };
+/// assert_eq!(settled.to_string(), format!("8 potion into container {stash}"));
+/// ```
+impl std::fmt::Display for Settled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.write_line(f, None)
+    }
+}
+
+impl Settled {
+    /// The line [`Display`](std::fmt::Display) writes, with each entity
+    /// named by its `Name` where it has one (`8 potion into stash`), else
+    /// by its id. A pickup is `on the ground`: its name only repeats the
+    /// items.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy_container::plugin::Settled;
+    ///
+    /// let mut world = World::new();
+    /// let stash = world.spawn(Name::new("stash")).id();
+    /// let settled = Settled::Container { container: stash, item: "potion".into(), props: Default::default(), amount: 8 };
+    /// let line = world.run_system_once(move |names: Query<&Name>| settled.describe(&names)).unwrap();
+    /// assert_eq!(line, "8 potion into stash");
+    /// ```
+    pub fn describe(&self, names: &Query<&Name>) -> String {
+        let mut line = String::new();
+        // writing into a String does not fail
+        let _ = self.write_line(&mut line, Some(names));
+        line
+    }
+
+    /// The items, whatever became of them: type, properties, amount.
+    fn items(&self) -> (&ItemType, &Props, u32) {
+        match self {
+            Settled::Pickup {
+                item,
+                props,
+                amount,
+                ..
+            }
+            | Settled::Container {
+                item,
+                props,
+                amount,
+                ..
+            }
+            | Settled::Caller {
+                item,
+                props,
+                amount,
+                ..
+            }
+            | Settled::Destroyed {
+                item,
+                props,
+                amount,
+            } => (item, props, *amount),
+        }
+    }
+
+    /// Writes the line, naming entities from `names` when given.
+    fn write_line(
+        &self,
+        f: &mut impl std::fmt::Write,
+        names: Option<&Query<&Name>>,
+    ) -> std::fmt::Result {
+        let (item, props, amount) = self.items();
+        write!(f, "{amount} {}", KindLabel(item.as_str(), props))?;
+        match self {
+            Settled::Pickup { pickup, .. } => match names {
+                Some(_) => write!(f, " on the ground"),
+                None => write!(f, " on the ground as pickup {pickup}"),
+            },
+            Settled::Container { container, .. } => {
+                write!(f, " into {}", label(*container, "container", names))
+            }
+            Settled::Caller {
+                sender: Some(s), ..
+            } => write!(f, " back with {}", label(*s, "entity", names)),
+            Settled::Caller { sender: None, .. } => write!(f, " with the caller"),
+            Settled::Destroyed { .. } => write!(f, " destroyed"),
+        }
+    }
+}
+
+/// An entity as a log line names it: its `Name` when `names` has one, else
+/// `what` and its id (`container 12v1`).
+fn label(e: Entity, what: &str, names: Option<&Query<&Name>>) -> String {
+    match names.and_then(|n| n.get(e).ok()) {
+        Some(name) => name.as_str().to_string(),
+        None => format!("{what} {e}"),
+    }
+}
+
+/// `outcome`, then where its items ended up in parentheses when anything
+/// was settled: `10 potion: 2 to slot 1; 8 another store (8 potion into
+/// stash)`.
+fn outcome_line(
+    outcome: &dyn std::fmt::Display,
+    settled: &[Settled],
+    names: Option<&Query<&Name>>,
+) -> String {
+    let mut line = outcome.to_string();
+    for (i, s) in settled.iter().enumerate() {
+        line.push_str(if i == 0 { " (" } else { ", " });
+        // writing into a String does not fail
+        let _ = s.write_line(&mut line, names);
+    }
+    if !settled.is_empty() {
+        line.push(')');
+    }
+    line
 }
 
 /// A fallback settlement took: the rules named a destination that could
@@ -274,6 +399,71 @@ impl ItemsDelivered {
     }
 }
 
+/// Reads like a log line: the container, the delivery, then where what did
+/// not enter ended up: `container 3v1: 8 herb: 5 to slot 1; 3 another
+/// store (3 herb into container 4v1)`. [`ItemsDelivered::describe`] names
+/// the entities by their `Name`.
+impl std::fmt::Display for ItemsDelivered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let container = label(self.container, "container", None);
+        let line = outcome_line(&self.outcome, &self.settled, None);
+        write!(f, "{container}: {line}")
+    }
+}
+
+impl ItemsDelivered {
+    /// The line [`Display`](std::fmt::Display) writes, with the container,
+    /// its store and the sender named by their `Name` where they have one:
+    /// `pouch: 8 herb: 5 to slot 1; 3 another store (3 herb into stash)`.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy_container::adoption::{self, Format};
+    /// use bevy_container::plugin::*;
+    ///
+    /// // a pouch of one slot of five herbs; what does not fit goes to its store
+    /// let pouch_file = br#"{"contract": "container", "version": 1,
+    ///   "answers": {"capacity-limit": "slot-count", "partial-acceptance": "fill-what-fits",
+    ///     "leftover-destination": "another-store", "fill-order": "top-up-then-first-empty",
+    ///     "draw-order": "first-in-order", "type-restriction": "any-item"},
+    ///   "values": {"slot-count": 1, "size-budget": 0},
+    ///   "rows": {"items": [{"id": "herb", "stack-limit": 5, "when-forced-out": "never"}]}}"#;
+    /// let stash_file = String::from_utf8(pouch_file.to_vec())?
+    ///     .replace("another-store", "left-where-it-is")
+    ///     .replace("\"slot-count\": 1", "\"slot-count\": 4");
+    /// let read = |bytes: &[u8]| adoption::read(bytes, Format::Json, Default::default());
+    ///
+    /// let mut app = App::new();
+    /// app.add_plugins((MinimalPlugins, AssetPlugin::default(), ContainerPlugin::default()));
+    /// let mut assets = app.world_mut().resource_mut::<Assets<AdoptionAsset>>();
+    /// let pouch_rules = assets.add(AdoptionAsset::new(read(&pouch_file[..])?));
+    /// let stash_rules = assets.add(AdoptionAsset::new(read(stash_file.as_bytes())?));
+    /// let stash = app.world_mut().spawn((Name::new("stash"), Container::new(stash_rules))).id();
+    /// let pouch = app
+    ///     .world_mut()
+    ///     .spawn((Name::new("pouch"), Container::new(pouch_rules), OverflowStore(stash)))
+    ///     .id();
+    /// app.update(); // the rules attach
+    /// app.world_mut().write_message(ContainerRequest::from(Deliver::new(pouch, "herb", 8)));
+    /// app.update();
+    ///
+    /// let lines = app.world_mut().run_system_once(
+    ///     |mut delivered: MessageReader<ItemsDelivered>, names: Query<&Name>| {
+    ///         delivered.read().map(|d| d.describe(&names)).collect::<Vec<_>>()
+    ///     },
+    /// ).unwrap();
+    /// assert!(lines[0].starts_with("pouch: 8 herb: 5 to slot 1"), "{}", lines[0]);
+    /// assert!(lines[0].ends_with("(3 herb into stash)"), "{}", lines[0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn describe(&self, names: &Query<&Name>) -> String {
+        let container = label(self.container, "container", Some(names));
+        let line = outcome_line(&self.outcome, &self.settled, Some(names));
+        format!("{container}: {line}")
+    }
+}
+
 /// A take was settled: the taken items are now the caller's.
 #[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
 pub struct ItemsTaken {
@@ -326,6 +516,51 @@ impl ItemsForcedOut {
             settled: Vec::new(),
             warnings: Vec::new(),
         }
+    }
+}
+
+/// Reads like a log line: the container, what left, then where it ended
+/// up: `container 3v1: 5 herb from slot 2 moved to another store (5 herb
+/// into container 4v1)`. [`ItemsForcedOut::describe`] names the entities
+/// by their `Name`.
+impl std::fmt::Display for ItemsForcedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let container = label(self.container, "container", None);
+        let line = outcome_line(&self.outcome, &self.settled, None);
+        write!(f, "{container}: {line}")
+    }
+}
+
+impl ItemsForcedOut {
+    /// The line [`Display`](std::fmt::Display) writes, with the container
+    /// and its store named by their `Name` where they have one.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy_container::contents::{Cause, ForcedOut, Portion};
+    /// use bevy_container::plugin::{ItemsForcedOut, Settled};
+    /// use bevy_container::rules::WhenForcedOut;
+    ///
+    /// let mut world = World::new();
+    /// let stash = world.spawn(Name::new("stash")).id();
+    /// let bag = world.spawn(Name::new("bag")).id();
+    /// let herbs = Portion { item: "herb".into(), props: Default::default(), amount: 5, slot: Some(1),
+    ///     to: WhenForcedOut::MovedToAnotherStore };
+    /// let forced = ItemsForcedOut {
+    ///     container: bag,
+    ///     outcome: ForcedOut { cause: Cause::Shrink, portions: vec![herbs], refused: None },
+    ///     settled: vec![Settled::Container { container: stash, item: "herb".into(), props: Default::default(), amount: 5 }],
+    ///     warnings: Vec::new(),
+    /// };
+    /// let line = world.run_system_once(move |names: Query<&Name>| forced.describe(&names)).unwrap();
+    /// assert_eq!(line, "bag: 5 herb from slot 2 moved to another store (5 herb into stash)");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn describe(&self, names: &Query<&Name>) -> String {
+        let container = label(self.container, "container", Some(names));
+        let line = outcome_line(&self.outcome, &self.settled, Some(names));
+        format!("{container}: {line}")
     }
 }
 
@@ -419,8 +654,30 @@ pub struct RequestUnanswered {
     pub reason: NotAnswered,
 }
 
-/// An adoption file (re)loaded with errors: containers using it keep their
-/// previous rules.
+/// An adoption file failed to load, validate or compile with the game's
+/// tuning. Also logged (an error on a first load, a warning on a reload);
+/// a game without Bevy's `LogPlugin` (under `MinimalPlugins`) sees it here
+/// only.
+///
+/// On a **first load** the containers using the file get no rules: their
+/// [`ContainerContents::status`](super::ContainerContents::status) is
+/// [`ContainerStatus::AdoptionRefused`](super::ContainerStatus::AdoptionRefused)
+/// and their requests are answered [`NotAnswered::AdoptionRefused`] until
+/// a fixed file loads (a hot reload, or `AssetServer::reload`). On a
+/// **reload** the containers keep the rules they had.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::plugin::AdoptionRejected;
+///
+/// // show the designer what to fix, even without a log
+/// fn report(mut rejected: MessageReader<AdoptionRejected>) {
+///     for r in rejected.read() {
+///         eprintln!("{}", r.message); // the path, each problem and its fix
+///     }
+/// }
+/// # let _ = report;
+/// ```
 #[derive(Message, Debug, Clone)]
 pub struct AdoptionRejected {
     /// The asset path, when the asset has one.
@@ -429,6 +686,32 @@ pub struct AdoptionRejected {
     pub message: String,
     /// The report, when the file was read but invalid.
     pub report: Option<Report>,
+}
+
+/// An adoption file loaded with warnings (answers or values its container
+/// ignores, unknown fields): sent once per load, and logged as a warning.
+/// The containers using it work; the warnings say what in the file has no
+/// effect.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::plugin::AdoptionWarned;
+///
+/// fn report(mut warned: MessageReader<AdoptionWarned>) {
+///     for w in warned.read() {
+///         eprint!("{}", w.warnings.render(&w.path)); // one `path: warning at ...` line each
+///     }
+/// }
+/// # let _ = report;
+/// ```
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct AdoptionWarned {
+    /// The adoption asset.
+    pub adoption: AssetId<super::AdoptionAsset>,
+    /// The file's asset path.
+    pub path: String,
+    /// The warnings (no errors: a file with errors is rejected).
+    pub warnings: Report,
 }
 
 /// Registers every request and outcome message.
@@ -446,7 +729,8 @@ pub(crate) fn register(app: &mut App) {
         .add_message::<ContainerSpilled>()
         .add_message::<ContainerLeftWorld>()
         .add_message::<RequestUnanswered>()
-        .add_message::<AdoptionRejected>();
+        .add_message::<AdoptionRejected>()
+        .add_message::<AdoptionWarned>();
 }
 
 /// Why a request did not reach a container's engine.
@@ -456,11 +740,24 @@ pub enum NotAnswered {
     /// The entity has no container.
     #[error("entity {0} is not a container; add Container to it")]
     NotAContainer(Entity),
-    /// The adoption is not loaded (or did not compile) yet.
+    /// The adoption is not loaded yet (or the container's save waits for
+    /// rules it loads under).
     #[error(
-        "container {0} has no contents yet: its adoption is still loading or has errors (wait for ContainerReady)"
+        "container {0} has no contents yet: its adoption is still loading, or its save does not load under it (ContainerSaveRefused); wait for ContainerReady"
     )]
     NotReady(Entity),
+    /// The container's adoption file was refused (it failed to load,
+    /// validate or compile), so the container has no rules; it answers
+    /// once a fixed file loads.
+    #[error(
+        "container {container} answers no requests: its adoption was refused. {reason}\nFix the file; the container gets its rules when it loads (hot reload, or AssetServer::reload)"
+    )]
+    AdoptionRefused {
+        /// The container.
+        container: Entity,
+        /// Why, with the file's path and each problem.
+        reason: String,
+    },
     /// The entity named as a pickup is not a loose pickup.
     #[error("entity {0} is not a loose pickup")]
     NotAPickup(Entity),

@@ -4,7 +4,7 @@
 //!
 //! | set | systems |
 //! | --- | --- |
-//! | [`ContainerSystems::Rules`] | give new containers their engine once the adoption loads ([`ContainerReady`]); recompile on hot reload, tuning change or new slot rules (a forced removal, reported as [`ItemsForcedOut`]); report adoptions that fail to load ([`AdoptionRejected`]) |
+//! | [`ContainerSystems::Rules`] | give new containers their engine once the adoption loads ([`ContainerReady`]); recompile on hot reload, tuning change or new slot rules (a forced removal, reported as [`ItemsForcedOut`]); report adoptions that fail to load ([`AdoptionRejected`], and on each container: [`ContainerContents::status`]) or load with warnings ([`AdoptionWarned`]) |
 //! | [`ContainerSystems::Requests`] | answer every [`ContainerRequest`] of the frame in the order written, each with one outcome |
 //!
 //! and an observer that settles a despawned container's items by its
@@ -85,8 +85,8 @@ use bevy::prelude::*;
 pub use asset::{AdoptionAsset, AdoptionLoadError, AdoptionLoader};
 pub use commands::ContainerCommandsExt;
 pub use components::{
-    Container, ContainerContents, ContainerSlotRules, DespawnPolicy, LoosePickup, OverflowSources,
-    OverflowStore,
+    Container, ContainerContents, ContainerSlotRules, ContainerStatus, DespawnPolicy, LoosePickup,
+    OverflowSources, OverflowStore,
 };
 pub use containers::{Containers, LoadError};
 pub use frame::{ContainerFrameStats, ContainerParallelism};

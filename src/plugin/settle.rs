@@ -140,7 +140,7 @@ impl Containers<'_, '_> {
             });
             return;
         };
-        if let Ok(mut pk) = self.pickups.get_mut(s)
+        if let Ok((_, mut pk)) = self.pickups.get_mut(s)
             && pk.item == item.as_str()
             && pk.props == *props
         {

@@ -17,6 +17,7 @@ use bevy::reflect::{
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::components::ContainerStatus;
 use crate::adoption::Format;
 use crate::contents::Contents;
 use crate::save::{AdoptionId, SavedContents};
@@ -69,6 +70,10 @@ pub struct ContentsState {
     /// A save applied onto this state while it held items: not applied,
     /// waiting to be reported.
     pub(crate) set_aside: Option<Box<SavedContents>>,
+    /// Why the rules did not attach (the adoption or the save was
+    /// refused), while they have not: what
+    /// [`super::ContainerContents::status`] reports. Boxed: rare.
+    pub(crate) refusal: Option<Box<ContainerStatus>>,
 }
 
 impl ContentsState {

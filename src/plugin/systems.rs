@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use bevy::asset::AssetLoadFailedEvent;
+use bevy::asset::{AssetLoadError, AssetLoadFailedEvent, LoadState};
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::schedule::ScheduleConfigs;
 use bevy::ecs::system::{ScheduleSystem, SystemParam};
@@ -13,8 +13,10 @@ use bevy::prelude::*;
 use bevy::transform::helper::TransformHelper;
 
 use super::ContainerTuning;
-use super::asset::AdoptionAsset;
-use super::components::{Container, ContainerContents, ContainerSlotRules, DespawnPolicy};
+use super::asset::{AdoptionAsset, AdoptionLoadError};
+use super::components::{
+    Container, ContainerContents, ContainerSlotRules, ContainerStatus, DespawnPolicy,
+};
 use super::containers::Containers;
 use super::frame::{ContainerFrameStats, ContainerParallelism, FrameScratch, answer_frame};
 use super::guard;
@@ -22,9 +24,10 @@ use super::messages::*;
 use super::placement::{PickupPlacement, spawn_pickup};
 use super::watch::{self, OutcomeKind, Watched};
 use crate::adoption::{Report, Tuning};
-use crate::contents::{Contents, ForcedOut};
+use crate::contents::{Contents, ForcedOut, LoadRefused, SlotRules};
 use crate::hash::FxHashMap;
 use crate::rules::Rules;
+use crate::save::{AdoptionId, SavedContents};
 
 /// The systems of [`super::ContainerSystems::Rules`], in order. Each has a
 /// run condition that says when it has work, so a frame in which nothing
@@ -37,12 +40,13 @@ pub(crate) fn rules_systems() -> ScheduleConfigs<ScheduleSystem> {
         forget_stale_rules.run_if(
             on_message::<AssetEvent<AdoptionAsset>>.or_eager(resource_changed::<ContainerTuning>),
         ),
-        attach_engines.run_if(engines_to_attach),
-        settle_loaded_saves.run_if(saves_to_settle),
-        apply_adoption_changes.run_if(
+        report_adoption_loads.run_if(
             on_message::<AssetEvent<AdoptionAsset>>
                 .or_eager(on_message::<AssetLoadFailedEvent<AdoptionAsset>>),
         ),
+        attach_engines.run_if(engines_to_attach),
+        settle_loaded_saves.run_if(saves_to_settle),
+        apply_adoption_changes.run_if(on_message::<AssetEvent<AdoptionAsset>>),
         apply_tuning_changes.run_if(resource_changed::<ContainerTuning>),
         apply_slot_rules_changes.run_if(any_match_filter::<Changed<ContainerSlotRules>>),
     )
@@ -141,12 +145,95 @@ pub(crate) struct Attached<'w, 's> {
     refused: MessageWriter<'w, ContainerSaveRefused>,
     loaded: ResMut<'w, LoadedSaves>,
     watched: Res<'w, Watched>,
+    /// Absent in an app without an asset server: nothing then fails to load.
+    server: Option<Res<'w, AssetServer>>,
+    rejected: MessageWriter<'w, AdoptionRejected>,
+    /// The files reported as not compiling with the tuning, each once
+    /// until it compiles.
+    rejected_files: Local<'s, Vec<AssetId<AdoptionAsset>>>,
     commands: Commands<'w, 's>,
 }
 
+impl Attached<'_, '_> {
+    /// Reports (once per refusal) that `entity`'s save does not load under
+    /// the rules in force.
+    fn save_refused(&mut self, entity: Entity, error: LoadRefused, first: bool) {
+        if !first {
+            return;
+        }
+        error!(
+            "container {entity}: its saved contents do not load under the current rules ({error}); they stay attached and unchanged"
+        );
+        let msg = ContainerSaveRefused {
+            container: entity,
+            error,
+        };
+        if self.watched.has(OutcomeKind::SaveRefused) {
+            self.commands.trigger(msg.clone());
+        }
+        self.refused.write(msg);
+    }
+
+    /// Reports (once per file until it compiles) that the adoption `id` at
+    /// `path` does not compile with the game's tuning.
+    fn compile_refused(&mut self, id: AssetId<AdoptionAsset>, path: &str, report: Report) {
+        if !self.rejected_files.contains(&id) {
+            self.rejected_files.push(id);
+            reject(&mut self.rejected, id, Some(path.to_string()), report);
+        }
+    }
+
+    /// Reports that `entity`'s rules attached (from the adoption `id`).
+    fn report_ready(&mut self, entity: Entity, id: AssetId<AdoptionAsset>) {
+        if !self.rejected_files.is_empty() {
+            self.rejected_files.retain(|f| *f != id);
+        }
+        self.ready.write(ContainerReady { container: entity });
+        if self.watched.has(OutcomeKind::Ready) {
+            self.commands.trigger(ContainerReady { container: entity });
+        }
+    }
+
+    /// Why the asset server could not load `id`, when it failed.
+    fn load_failure(&self, id: AssetId<AdoptionAsset>) -> Option<String> {
+        match self.server.as_ref()?.get_load_state(id)? {
+            LoadState::Failed(error) => Some(load_error_text(&error)),
+            _ => None,
+        }
+    }
+}
+
+/// Records why `contents`' rules did not attach (`None`: they wait for
+/// the file), marking the component changed only when that changed.
+fn note_refusal(contents: &mut Mut<ContainerContents>, refusal: Option<ContainerStatus>) {
+    if contents.state.refusal.as_deref() != refusal.as_ref() {
+        contents.state.refusal = refusal.map(Box::new);
+    }
+}
+
+/// A container's engine under `rules`: empty, or holding its `pending`
+/// save loaded under them, with what the load forced out when anything
+/// had to leave.
+fn build_engine(
+    rules: Arc<Rules>,
+    slot_rules: Option<SlotRules>,
+    pending: Option<&SavedContents>,
+    id: &AdoptionId,
+) -> Result<(Contents, Option<ForcedOut>), LoadRefused> {
+    let Some(save) = pending else {
+        let mut engine = Contents::new(rules);
+        engine.set_slot_rules(slot_rules);
+        return Ok((engine, None));
+    };
+    let loaded = Contents::load(rules, slot_rules, save, id)?;
+    let migrated = (!loaded.migrated.portions.is_empty()).then_some(loaded.migrated);
+    Ok((loaded.contents, migrated))
+}
+
 /// Gives each new container its engine once its adoption is loaded; a
-/// container read back with a world gets its saved contents under the
-/// current rules.
+/// container read back with a world, or spawned with a save, gets its
+/// saved contents under the current rules. A container whose adoption or
+/// save is refused records why ([`ContainerContents::status`]).
 pub(crate) fn attach_engines(
     mut containers: Query<(
         Entity,
@@ -162,23 +249,37 @@ pub(crate) fn attach_engines(
     mut out: Attached,
 ) {
     let mut waiting = false;
+    // asked of the asset server once per file and run
+    let mut failed: FxHashMap<AssetId<AdoptionAsset>, Option<String>> = FxHashMap::default();
     for (entity, container, mut contents, slot_rules) in &mut containers {
         if contents.is_ready() {
             continue;
         }
         let id = container.adoption.id();
         let Some(asset) = assets.get(id) else {
+            let refusal = failed
+                .entry(id)
+                .or_insert_with(|| out.load_failure(id))
+                .clone();
+            note_refusal(
+                &mut contents,
+                refusal.map(|reason| ContainerStatus::AdoptionRefused { reason }),
+            );
             waiting = true;
             continue;
         };
         let rules = match compiled.get(id, asset, &tuning.0) {
             Ok(rules) => rules,
             Err(report) => {
-                if reported.insert(entity) {
-                    error!(
-                        "container {entity}: its adoption does not compile with the game's tuning; fix the tuning or the file:\n{report}"
-                    );
-                }
+                let reason = format!(
+                    "{}: the adoption does not compile with the game's tuning; fix the tuning or the file:\n{report}",
+                    asset.id.path
+                );
+                out.compile_refused(id, &asset.id.path, report);
+                note_refusal(
+                    &mut contents,
+                    Some(ContainerStatus::AdoptionRefused { reason }),
+                );
                 waiting = true;
                 continue;
             }
@@ -192,50 +293,30 @@ pub(crate) fn attach_engines(
             continue;
         }
         let slot_rules = slot_rules.map(ContainerSlotRules::to_rules);
-        let engine = match &contents.state.pending {
-            None => {
-                let mut engine = Contents::new(rules);
-                engine.set_slot_rules(slot_rules);
+        let pending = contents.state.pending.as_deref();
+        let engine = match build_engine(rules.clone(), slot_rules, pending, &asset.id) {
+            Ok((engine, migrated)) => {
+                refused_under.remove(&entity);
+                out.loaded.0.extend(migrated.map(|m| (entity, m)));
                 engine
             }
-            Some(save) => match Contents::load(rules.clone(), slot_rules, save, &asset.id) {
-                Ok(l) => {
-                    refused_under.remove(&entity);
-                    if !l.migrated.portions.is_empty() {
-                        out.loaded.0.push((entity, l.migrated));
-                    }
-                    l.contents
-                }
-                Err(error) => {
-                    // kept attached, never dropped: saved again as it was
-                    refused_under.insert(entity, rules);
-                    if reported.insert(entity) {
-                        error!(
-                            "container {entity}: its saved contents do not load under the current rules ({error}); they stay attached and unchanged"
-                        );
-                        let msg = ContainerSaveRefused {
-                            container: entity,
-                            error,
-                        };
-                        if out.watched.has(OutcomeKind::SaveRefused) {
-                            out.commands.trigger(msg.clone());
-                        }
-                        out.refused.write(msg);
-                    }
-                    waiting = true;
-                    continue;
-                }
-            },
+            Err(error) => {
+                // kept attached, never dropped: saved again as it was
+                refused_under.insert(entity, rules);
+                let reason = error.to_string();
+                note_refusal(&mut contents, Some(ContainerStatus::SaveRefused { reason }));
+                out.save_refused(entity, error, reported.insert(entity));
+                waiting = true;
+                continue;
+            }
         };
         contents.state.pending = None;
+        contents.state.refusal = None;
         contents.state.engine = Some(engine);
         contents.state.set_adoption(asset.id.clone());
         contents.refresh();
         reported.remove(&entity);
-        out.ready.write(ContainerReady { container: entity });
-        if out.watched.has(OutcomeKind::Ready) {
-            out.commands.trigger(ContainerReady { container: entity });
-        }
+        out.report_ready(entity, id);
     }
     out.waiting.set_if_neq(AttachWaiting(waiting));
 }
@@ -253,12 +334,85 @@ pub(crate) fn settle_loaded_saves(mut loaded: ResMut<LoadedSaves>, mut ops: Cont
     }
 }
 
-/// Recompiles the rules of every container whose adoption was reloaded, and
-/// reports adoptions that failed to (re)load.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn apply_adoption_changes(
+/// The loader's own error when it refused an adoption file as invalid.
+fn invalid_file(error: &AssetLoadError) -> Option<&AdoptionLoadError> {
+    let AssetLoadError::AssetLoaderError(e) = error else {
+        return None;
+    };
+    e.error()
+        .downcast_ref::<AdoptionLoadError>()
+        .filter(|e| matches!(e, AdoptionLoadError::Invalid { .. }))
+}
+
+/// An adoption's load error as a designer reads it: the loader's message
+/// (the file's path, each problem and its fix) when it refused the file as
+/// invalid, else the asset server's (which names the path).
+fn load_error_text(error: &AssetLoadError) -> String {
+    let text = match invalid_file(error) {
+        Some(invalid) => invalid.to_string(),
+        None => error.to_string(),
+    };
+    text.trim_end().to_string()
+}
+
+/// Reports each load of an adoption file: a failure as [`AdoptionRejected`]
+/// (logged with what it means for the containers using the file: on a
+/// first load they have no rules, on a reload they keep theirs), and a
+/// file loaded with warnings as [`AdoptionWarned`] (logged once per load).
+pub(crate) fn report_adoption_loads(
     mut events: MessageReader<AssetEvent<AdoptionAsset>>,
     mut failures: MessageReader<AssetLoadFailedEvent<AdoptionAsset>>,
+    assets: Res<Assets<AdoptionAsset>>,
+    mut rejected: MessageWriter<AdoptionRejected>,
+    mut warned: MessageWriter<AdoptionWarned>,
+) {
+    for failure in failures.read() {
+        let message = load_error_text(&failure.error);
+        if assets.contains(failure.id) {
+            warn!(
+                "{message}\nThe containers using it keep the rules of its last version that loaded."
+            );
+        } else {
+            error!(
+                "{message}\nThe containers using it have no rules and answer no requests (their status is ContainerStatus::AdoptionRefused) until the file loads; fix it and hot reload, or call AssetServer::reload."
+            );
+        }
+        let report = invalid_file(&failure.error).and_then(|e| match e {
+            AdoptionLoadError::Invalid { report, .. } => Some(report.clone()),
+            _ => None,
+        });
+        rejected.write(AdoptionRejected {
+            path: failure.path.to_string(),
+            message,
+            report,
+        });
+    }
+    for event in events.read() {
+        let AssetEvent::LoadedWithDependencies { id } = event else {
+            continue;
+        };
+        let Some(asset) = assets.get(*id) else {
+            continue;
+        };
+        if asset.warnings.warnings().next().is_none() {
+            continue;
+        }
+        let path = asset.id.path.clone();
+        warn!(
+            "{path}: the adoption loaded with warnings; its containers work, and these parts of the file have no effect:\n{}",
+            asset.warnings.render(&path).trim_end()
+        );
+        warned.write(AdoptionWarned {
+            adoption: *id,
+            path,
+            warnings: asset.warnings.clone(),
+        });
+    }
+}
+
+/// Recompiles the rules of every container whose adoption was reloaded.
+pub(crate) fn apply_adoption_changes(
+    mut events: MessageReader<AssetEvent<AdoptionAsset>>,
     mut rejected: MessageWriter<AdoptionRejected>,
     assets: Res<Assets<AdoptionAsset>>,
     tuning: Res<ContainerTuning>,
@@ -266,15 +420,6 @@ pub(crate) fn apply_adoption_changes(
     containers: Query<(Entity, &Container)>,
     mut ops: Containers,
 ) {
-    for failure in failures.read() {
-        let message = failure.error.to_string();
-        warn!("{message}; containers using it keep their previous rules");
-        rejected.write(AdoptionRejected {
-            path: failure.path.to_string(),
-            message,
-            report: None,
-        });
-    }
     let mut modified: Vec<AssetId<AdoptionAsset>> = Vec::new();
     for event in events.read() {
         if let AssetEvent::Modified { id } = event
@@ -321,7 +466,7 @@ fn reject(
 ) {
     let name = path.clone().unwrap_or_else(|| format!("{id:?}"));
     let message = format!(
-        "adoption {name} does not compile with the game's tuning; containers using it keep their previous rules:\n{report}"
+        "adoption {name} does not compile with the game's tuning; the containers that had its rules keep them, the others have none until it compiles:\n{report}"
     );
     warn!("{message}");
     rejected.write(AdoptionRejected {

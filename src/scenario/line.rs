@@ -106,18 +106,7 @@ pub(super) fn outcome(m: &mut Map<String, Value>, outcome: &StepOutcome) {
             );
         }
         StepOutcome::ForcedOut(f) => {
-            let portions = f
-                .portions
-                .iter()
-                .map(|p| {
-                    let mut v = json!({"item": p.item.as_str(), "amount": p.amount, "slot": p.slot, "to": p.to.as_str()});
-                    if !p.props.is_empty() && let Some(o) = v.as_object_mut() {
-                        o.insert("props".into(), p.props.to_json());
-                    }
-                    v
-                })
-                .collect();
-            put("forced-out", Value::Array(portions));
+            put("forced-out", portions(f));
             put(
                 "refused",
                 f.refused.as_ref().map_or(
@@ -157,6 +146,24 @@ pub(super) fn outcome(m: &mut Map<String, Value>, outcome: &StepOutcome) {
             put("kinds", Value::Array(kinds));
         }
     }
+}
+
+/// A forced removal's portions, each with its props when it has any.
+fn portions(f: &crate::contents::ForcedOut) -> Value {
+    let portions = f
+        .portions
+        .iter()
+        .map(|p| {
+            let mut v = json!({"item": p.item.as_str(), "amount": p.amount, "slot": p.slot, "to": p.to.as_str()});
+            if !p.props.is_empty()
+                && let Some(o) = v.as_object_mut()
+            {
+                o.insert("props".into(), p.props.to_json());
+            }
+            v
+        })
+        .collect();
+    Value::Array(portions)
 }
 
 /// The JSON line for one step of a one-container scenario: `step`, `op`,

@@ -38,6 +38,7 @@ use crate::adoption::source::fields::{
     Any, Kebab, List, NonEmptyText, Obj, Text as TextField, key_path, kind_of, wrong_type,
 };
 use crate::adoption::{Format, ProblemKind, Report};
+use crate::props::{PlayerLabel, PlayerProp};
 
 /// The longest item id read, as in saves.
 const MAX_ID_BYTES: usize = 256;
@@ -132,6 +133,37 @@ impl PropLook {
         Some(line)
     }
 
+    /// The property as a label shows it, in parentheses after the item's
+    /// name (`Durability 30 / 40`, `Oil 3 l`; a yes/no property its label
+    /// when yes, `not` and its label when no), or `None` when the item
+    /// lacks it.
+    ///
+    /// ```
+    /// use bevy_container::props::Props;
+    /// use bevy_container::ui::PropLook;
+    /// let look = PropLook { key: "oil".into(), label: "Oil".into(), unit: Some("l".into()), max: None };
+    /// let lantern = Props::new([("oil", 3)]).unwrap();
+    /// assert_eq!(look.short(&lantern).as_deref(), Some("Oil 3 l"));
+    /// assert_eq!(look.short(&Props::EMPTY), None);
+    /// ```
+    pub fn short(&self, props: &crate::props::Props) -> Option<String> {
+        use crate::props::PropValue;
+        let value = props.get(&self.key)?;
+        let mut text = match value {
+            PropValue::Bool(true) => return Some(self.label.clone()),
+            PropValue::Bool(false) => return Some(format!("not {}", self.label)),
+            value => format!("{} {value}", self.label),
+        };
+        if let Some(unit) = &self.unit {
+            text.push(' ');
+            text.push_str(unit);
+        }
+        if let (Some(max), PropValue::Number(_)) = (self.max, value) {
+            text.push_str(&format!(" / {max}"));
+        }
+        Some(text)
+    }
+
     /// How full this property's bar is (0 to 1), when it is a number shown
     /// as a bar.
     pub fn fill(&self, props: &crate::props::Props) -> Option<f32> {
@@ -152,6 +184,35 @@ impl ItemLook {
             }
         }
         lines
+    }
+
+    /// A label players read for an item of this type with `props`: the
+    /// catalog's name, then the properties in parentheses, the listed ones
+    /// first in the catalog's order as [`PropLook::short`] writes them,
+    /// then the others in plain words ([`PlayerProp`]).
+    ///
+    /// ```
+    /// use bevy_container::props::Props;
+    /// use bevy_container::ui::{ItemLook, PropLook};
+    /// let mut axe = ItemLook::fallback("axe");
+    /// axe.name = "Axe".into();
+    /// axe.props = vec![PropLook { key: "durability".into(), label: "Durability".into(), unit: None, max: Some(40.0) }];
+    /// let worn = Props::new([("durability", 30), ("made-by", 7)]).unwrap();
+    /// assert_eq!(axe.label(&worn), "Axe (Durability 30 / 40, made by 7)");
+    /// assert_eq!(axe.label(&Props::EMPTY), "Axe");
+    /// ```
+    pub fn label(&self, props: &crate::props::Props) -> String {
+        let mut parts: Vec<String> = self.props.iter().filter_map(|p| p.short(props)).collect();
+        for (key, value) in props.iter() {
+            if !self.props.iter().any(|p| p.key == key) {
+                parts.push(PlayerProp(key, value).to_string());
+            }
+        }
+        if parts.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{} ({})", self.name, parts.join(", "))
+        }
     }
 
     /// The first listed property of `props` shown as a bar, and how full.
@@ -236,6 +297,29 @@ impl ItemCatalog {
     /// The entry of `id`, if the catalog lists it.
     pub fn get(&self, id: &str) -> Option<&ItemLook> {
         self.looks.get(id)
+    }
+
+    /// The label players read for an item of `id` with `props`: its look's
+    /// [`ItemLook::label`] (`Axe (Durability 40 / 40)`), or for a type the
+    /// catalog lacks the plain [`PlayerLabel`] (`Axe (durability 40)`).
+    ///
+    /// ```
+    /// use bevy_container::adoption::Format;
+    /// use bevy_container::props::Props;
+    /// use bevy_container::ui::ItemCatalog;
+    ///
+    /// let text = br##"{"items": [{"id": "axe", "name": "Woodcutter's axe", "colour": "#808080",
+    ///     "description": "Fells a tree.", "props": [{"key": "durability", "label": "Durability"}]}]}"##;
+    /// let catalog = ItemCatalog::read(text, Format::Json).unwrap();
+    /// let worn = Props::new([("durability", 40)]).unwrap();
+    /// assert_eq!(catalog.label("axe", &worn), "Woodcutter's axe (Durability 40)");
+    /// assert_eq!(catalog.label("hand-saw", &worn), "Hand saw (durability 40)");
+    /// ```
+    pub fn label(&self, id: &str, props: &crate::props::Props) -> String {
+        match self.get(id) {
+            Some(look) => look.label(props),
+            None => PlayerLabel(id, props).to_string(),
+        }
     }
 
     /// Every listed type and its look, sorted by id.
@@ -585,6 +669,16 @@ impl ItemLooks<'_> {
     pub fn look(&self, id: &str) -> ItemLook {
         self.catalog()
             .map_or_else(|| ItemLook::fallback(id), |c| c.look(id))
+    }
+
+    /// The label players read for an item of `id` with `props`
+    /// ([`ItemCatalog::label`]; the plain [`PlayerLabel`] while no catalog
+    /// is loaded).
+    pub fn label(&self, id: &str, props: &crate::props::Props) -> String {
+        self.catalog().map_or_else(
+            || PlayerLabel(id, props).to_string(),
+            |c| c.label(id, props),
+        )
     }
 
     /// The id of the catalog in use, to match its asset events.
