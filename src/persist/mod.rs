@@ -84,6 +84,7 @@ mod database;
 mod entities;
 mod error;
 mod load;
+mod mail;
 mod ownership;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -103,6 +104,7 @@ use bevy::prelude::*;
 pub use database::{ContainerDatabase, Synchronous};
 pub use entities::PersistentEntities;
 pub use error::DatabaseError;
+pub use mail::{MailAnswered, MailNotSent, MailReceived, MailRefused, MailSent, SendMail};
 #[cfg(feature = "postgres")]
 pub use postgres::{POSTGRES_SCHEMA_VERSION, ThrowawayPostgres};
 pub use rows::{ContainerRow, PickupRow};
@@ -166,7 +168,8 @@ impl Plugin for ContainerDatabasePlugin {
             error!("ContainerDatabasePlugin was added twice; the second is ignored");
             return;
         };
-        let (start, loaded, server, arrivals) = database.into_parts();
+        let (start, loaded, server, mut arrivals) = database.into_parts();
+        let mailbox = mail::Mailbox::new(arrivals.letters.take());
         app.register_type::<PersistentId>()
             .insert_resource(DatabaseWriter {
                 inner: writer::start(start),
@@ -174,14 +177,22 @@ impl Plugin for ContainerDatabasePlugin {
             .insert_resource(loaded)
             .insert_resource(ThisServer(server))
             .insert_resource(arrivals)
+            .insert_resource(mailbox)
             .init_resource::<PersistentEntities>()
             .init_resource::<tracked::Tracked>()
             .add_message::<HandOver>()
             .add_message::<ContainerArrived>()
             .add_message::<ContainerHandedOver>()
             .add_message::<ContainerLost>()
+            .add_message::<SendMail>()
+            .add_message::<MailSent>()
+            .add_message::<MailNotSent>()
+            .add_message::<MailReceived>()
+            .add_message::<MailAnswered>()
             .add_systems(PreStartup, load::spawn_persisted)
             .add_systems(First, ownership::spawn_arrivals)
+            .add_systems(PreUpdate, mail::apply_mail)
+            .add_systems(PostUpdate, mail::send_mail)
             .add_systems(Last, track::send_frame);
     }
 }

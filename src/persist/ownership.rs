@@ -22,6 +22,9 @@ use crate::plugin::{
 #[derive(Resource, Default)]
 pub(crate) struct Arrivals {
     pub(super) receiver: Option<Mutex<Receiver<ContainerRow>>>,
+    /// The mail waiting for this server, each read whole (taken by the
+    /// plugin into its mailbox).
+    pub(super) letters: Option<Mutex<Receiver<Vec<super::mail::Letter>>>>,
     /// Keeps the listener running; it stops when dropped.
     pub(super) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
 }

@@ -4,6 +4,7 @@
 //! only turns rows into its own statements.
 
 use super::error::DatabaseError;
+use super::mail::MailRow;
 use super::rows::{ContainerRow, PickupRow};
 use super::servers::{Lost, ServerId};
 
@@ -29,6 +30,11 @@ pub(super) struct FrameRows<'a> {
     /// Containers given to another server: written above as of this
     /// frame, then owned by the other at the next epoch.
     pub(super) handovers: Vec<(&'a str, &'a ServerId)>,
+    /// Mail sent (and answers) in these frames: rows to insert.
+    pub(super) mail: Vec<&'a MailRow>,
+    /// Mail applied in these frames: rows to delete (each must still be
+    /// there, or the transaction is refused as a fence).
+    pub(super) mail_done: Vec<&'a str>,
 }
 
 impl FrameRows<'_> {

@@ -11,6 +11,7 @@ use bevy::prelude::*;
 
 use super::entities::PersistentEntities;
 use super::load::Spawner;
+use super::mail::Mailbox;
 use super::ownership::put_back;
 use super::rows::{LONGEST_ID, PickupRow, id_fits};
 use super::servers::{ContainerHandedOver, ContainerLost, HandOver};
@@ -61,6 +62,7 @@ pub(super) struct FrameWorld<'w, 's> {
     gone_pickups: RemovedComponents<'w, 's, LoosePickup>,
     gone_stores: RemovedComponents<'w, 's, OverflowStore>,
     hand_overs: MessageReader<'w, 's, HandOver>,
+    mailbox: ResMut<'w, Mailbox>,
     handed: MessageWriter<'w, ContainerHandedOver>,
     commands: Commands<'w, 's>,
 }
@@ -99,8 +101,12 @@ pub(super) fn send_frame(
     w.write_containers(&mut batch, &mut also, relink);
     w.write_pickups(&mut batch);
     w.hand_over(&mut batch);
+    batch.mail.append(&mut w.mailbox.outgoing);
+    batch.mail_done.append(&mut w.mailbox.done);
     batch.next_pickup = w.tracked.next_pickup;
     if w.writer.inner.fenced() {
+        let written = w.writer.inner.stats().written_frame;
+        w.mailbox.forget_applied_after(written);
         match w.writer.inner.resync(batch) {
             Ok(reread) => {
                 let mut spawner = Spawner {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use bevy::log::warn;
 
 use super::error::DatabaseError;
+use super::mail::MailRow;
 use super::rows::PickupRow;
 use super::scheduling::WriterScheduling;
 use super::servers::Lost;
@@ -60,6 +61,10 @@ pub(super) struct Batch {
     /// Containers handed to another server in this frame (written above
     /// as of this frame).
     pub(super) handovers: Vec<(u64, ServerId)>,
+    /// Mail sent or answered in this frame.
+    pub(super) mail: Vec<MailRow>,
+    /// Mail applied in this frame (the rows' ids).
+    pub(super) mail_done: Vec<String>,
     /// The game has put back what a fence touched: the writer rereads the
     /// rows the discarded frames touched and writes again from the next
     /// frame.
@@ -75,6 +80,8 @@ impl Batch {
         self.stacks.clear();
         self.adoptions.clear();
         self.handovers.clear();
+        self.mail.clear();
+        self.mail_done.clear();
         self.resync = false;
     }
 
@@ -95,6 +102,8 @@ impl Batch {
             && self.pickups.is_empty()
             && self.names.is_empty()
             && self.handovers.is_empty()
+            && self.mail.is_empty()
+            && self.mail_done.is_empty()
     }
 }
 
@@ -743,6 +752,9 @@ fn frame_rows<'a>(
                 forgotten.push(*key);
             }
         }
+        rows.mail.extend(batch.mail.iter());
+        rows.mail_done
+            .extend(batch.mail_done.iter().map(String::as_str));
     }
     rows
 }

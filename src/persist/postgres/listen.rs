@@ -1,7 +1,8 @@
 //! The listener: a thread with its own connection that hears of the
-//! containers handed to this server (PostgreSQL's `LISTEN`/`NOTIFY`, and a
-//! look at the `handovers` table every quarter second in case a wake-up
-//! was missed) and passes them to the game.
+//! containers handed to this server and of the mail waiting for it
+//! (PostgreSQL's `LISTEN`/`NOTIFY`, and a look at the `handovers` and
+//! `mail` tables every quarter second in case a wake-up was missed) and
+//! passes them to the game.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +13,7 @@ use std::time::Duration;
 use postgres::{Client, Config};
 
 use super::{Epochs, container_rows, schema};
+use crate::persist::mail::{Letter, MailRow};
 use crate::persist::ownership::Arrivals;
 use crate::persist::rows::ContainerRow;
 use crate::persist::servers::ServerId;
@@ -37,18 +39,29 @@ impl Drop for Listener {
 /// Starts the listener of `server`.
 pub(super) fn start(config: Config, name: String, server: ServerId, epochs: Epochs) -> Arrivals {
     let (send, receive) = channel();
+    let (post, letters) = channel();
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
         let stop = stop.clone();
+        let to = Game { send, post };
         std::thread::Builder::new()
             .name("container-handovers".into())
-            .spawn(move || listen(&config, &name, &server, &epochs, &send, &stop))
+            .spawn(move || listen(&config, &name, &server, &epochs, &to, &stop))
             .ok()
     };
     Arrivals {
         receiver: Some(std::sync::Mutex::new(receive)),
+        letters: Some(std::sync::Mutex::new(letters)),
         _listener: Some(Box::new(Listener { stop, thread })),
     }
+}
+
+/// Where the listener passes what it read.
+struct Game {
+    /// Containers that arrived.
+    send: Sender<ContainerRow>,
+    /// Every read of the mail waiting, whole.
+    post: Sender<Vec<Letter>>,
 }
 
 fn listen(
@@ -56,13 +69,13 @@ fn listen(
     name: &str,
     server: &ServerId,
     epochs: &Epochs,
-    send: &Sender<ContainerRow>,
+    to: &Game,
     stop: &AtomicBool,
 ) {
     let mut warned = false;
     while !stop.load(Ordering::SeqCst) {
         let mut client = match schema::connect_plain(config, name).and_then(|mut c| {
-            c.batch_execute("LISTEN bevy_container_handover")
+            c.batch_execute("LISTEN bevy_container_handover; LISTEN bevy_container_mail")
                 .map(|()| c)
                 .map_err(|e| schema::error(name, &e))
         }) {
@@ -79,12 +92,17 @@ fn listen(
         warned = false;
         // every hand-over waiting is taken before the first wake-up
         while !stop.load(Ordering::SeqCst) {
-            match take(&mut client, name, server, epochs) {
-                Ok(rows) => {
+            let read = take(&mut client, name, server, epochs)
+                .and_then(|rows| Ok((rows, letters(&mut client, name, server)?)));
+            match read {
+                Ok((rows, letters)) => {
                     for row in rows {
-                        if send.send(row).is_err() {
+                        if to.send.send(row).is_err() {
                             return;
                         }
+                    }
+                    if to.post.send(letters).is_err() {
+                        return;
                     }
                 }
                 Err(e) => {
@@ -139,4 +157,61 @@ fn take(
         }
     }
     Ok(out)
+}
+
+/// The mail this server handles now, in the order sent: rows whose target
+/// it owns, and rows it sent whose target has no container row.
+fn letters(
+    client: &mut Client,
+    name: &str,
+    server: &ServerId,
+) -> Result<Vec<Letter>, postgres::Error> {
+    let found = client.query(
+        "SELECT m.id, m.target, m.item, m.props, m.amount, m.reply_to, m.origin, m.answers,
+                m.landed, c.id IS NOT NULL
+         FROM mail AS m LEFT JOIN containers AS c ON c.id = m.target
+         WHERE c.owner = $1 OR (c.id IS NULL AND m.origin = $1)
+         ORDER BY m.seq",
+        &[&server.as_str()],
+    )?;
+    let mut out = Vec::with_capacity(found.len());
+    for row in &found {
+        match letter(row) {
+            Ok(l) => out.push(l),
+            // left in the table, untouched: nothing is applied from it
+            Err(e) => bevy::log::error!(
+                "{name}: the mail row {:?} does not read ({e}); it stays in the table",
+                row.try_get::<_, String>(0).unwrap_or_default()
+            ),
+        }
+    }
+    Ok(out)
+}
+
+/// One mail row, checked.
+fn letter(row: &postgres::Row) -> Result<Letter, String> {
+    let col = |e: postgres::Error| schema::describe(&e);
+    let amount: i64 = row.try_get(4).map_err(col)?;
+    let landed: i64 = row.try_get(8).map_err(col)?;
+    let props: String = row.try_get(3).map_err(col)?;
+    let props = if props.is_empty() {
+        crate::props::Props::EMPTY
+    } else {
+        crate::props::Props::parse(&props).map_err(|e| format!("column props: {e}"))?
+    };
+    let origin: String = row.try_get(6).map_err(col)?;
+    Ok(Letter {
+        row: MailRow {
+            id: row.try_get(0).map_err(col)?,
+            target: row.try_get(1).map_err(col)?,
+            item: row.try_get(2).map_err(col)?,
+            props,
+            amount: u32::try_from(amount).map_err(|_| format!("amount {amount} out of range"))?,
+            reply_to: row.try_get(5).map_err(col)?,
+            origin: ServerId::new(origin),
+            answers: row.try_get(7).map_err(col)?,
+            landed: u32::try_from(landed).map_err(|_| format!("landed {landed} out of range"))?,
+        },
+        target_exists: row.try_get(9).map_err(col)?,
+    })
 }

@@ -16,10 +16,12 @@ use crate::persist::servers::ServerId;
 /// | version | what it added |
 /// | --- | --- |
 /// | 1 | `servers` (each server's last frame and next pickup number), `containers` and `pickups` (as in SQLite, with `owner` and `epoch`), `handovers` (containers given to a server that has not spawned them yet) |
-pub const SCHEMA_VERSION: i64 = 1;
+/// | 2 | `mail` (items in flight to a container, and the answers coming back) |
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = ["
+const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
+    "
     CREATE TABLE servers (
         id TEXT PRIMARY KEY,
         frame BIGINT NOT NULL CHECK (frame >= 0),
@@ -52,7 +54,24 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = ["
         epoch BIGINT NOT NULL
     );
     CREATE INDEX handovers_to ON handovers (to_server);
-"];
+",
+    "
+    CREATE TABLE mail (
+        id TEXT PRIMARY KEY,
+        seq BIGSERIAL NOT NULL,
+        target TEXT NOT NULL,
+        item TEXT NOT NULL,
+        props TEXT NOT NULL,
+        amount BIGINT NOT NULL CHECK (amount >= 0),
+        reply_to TEXT,
+        origin TEXT NOT NULL,
+        answers TEXT,
+        landed BIGINT NOT NULL CHECK (landed >= 0)
+    );
+    CREATE INDEX mail_target ON mail (target);
+    CREATE INDEX mail_origin ON mail (origin);
+",
+];
 
 /// How long a session may sit in an open transaction before PostgreSQL
 /// ends it: a server paused (or stuck) inside its frame's transaction
@@ -169,7 +188,7 @@ pub(super) fn migrate(client: &mut Client, name: &str) -> Result<(), DatabaseErr
     .map_err(e)?;
     let tables: Vec<String> = tx
         .query(
-            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('container_schema', 'servers', 'containers', 'pickups', 'handovers')",
+            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() AND table_name IN ('container_schema', 'servers', 'containers', 'pickups', 'handovers', 'mail')",
             &[],
         )
         .map_err(e)?

@@ -37,6 +37,7 @@ pub(super) fn frame(
     w.containers(&mut tx, rows)?;
     w.pickups(&mut tx, rows)?;
     w.handovers(&mut tx, rows)?;
+    w.mail(&mut tx, rows)?;
     if !w.lost.is_empty() {
         // dropped: rolled back, nothing of the frame written
         w.lost.sort();
@@ -89,6 +90,43 @@ fn missing<'a>(expected: &[&'a str], returned: &[postgres::Row]) -> Vec<&'a str>
 }
 
 impl Frame<'_> {
+    /// Inserts the mail sent (and wakes the listeners), then deletes the
+    /// mail applied: a row already gone was applied by another server, so
+    /// this frame is refused.
+    fn mail(&mut self, tx: &mut Transaction, rows: &FrameRows) -> Result<(), postgres::Error> {
+        if !rows.mail.is_empty() {
+            let m = &rows.mail;
+            let ids: Vec<&str> = m.iter().map(|r| r.id.as_str()).collect();
+            let targets: Vec<&str> = m.iter().map(|r| r.target.as_str()).collect();
+            let items: Vec<&str> = m.iter().map(|r| r.item.as_str()).collect();
+            let props: Vec<&str> = m.iter().map(|r| r.props.canonical()).collect();
+            let amounts: Vec<i64> = m.iter().map(|r| i64::from(r.amount)).collect();
+            let reply_to: Vec<Option<&str>> = m.iter().map(|r| r.reply_to.as_deref()).collect();
+            let origins: Vec<&str> = m.iter().map(|r| r.origin.as_str()).collect();
+            let answers: Vec<Option<&str>> = m.iter().map(|r| r.answers.as_deref()).collect();
+            let landed: Vec<i64> = m.iter().map(|r| i64::from(r.landed)).collect();
+            tx.execute(
+                "INSERT INTO mail (id, target, item, props, amount, reply_to, origin, answers, landed)
+                 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[],
+                   $6::text[], $7::text[], $8::text[], $9::int8[])",
+                &[&ids, &targets, &items, &props, &amounts, &reply_to, &origins, &answers, &landed],
+            )?;
+            tx.batch_execute("NOTIFY bevy_container_mail")?;
+        }
+        if !rows.mail_done.is_empty() {
+            let back = tx.query(
+                "DELETE FROM mail WHERE id = ANY($1) RETURNING id",
+                &[&rows.mail_done],
+            )?;
+            self.lost.extend(
+                missing(&rows.mail_done, &back)
+                    .into_iter()
+                    .map(str::to_string),
+            );
+        }
+        Ok(())
+    }
+
     fn epoch(&self, id: &str) -> Option<i64> {
         self.known.get(id).copied()
     }
