@@ -35,40 +35,11 @@ use std::sync::mpsc::Receiver;
 use bevy::prelude::*;
 
 use super::entities::PersistentEntities;
-use super::rows::id_fits;
+use super::rows::{Letter, MailRow, id_fits};
 use super::servers::{ServerId, ThisServer};
 use super::tracked::{Table, Tracked};
 use crate::plugin::{Containers, LoosePickup, NotAnswered, Settled};
 use crate::props::Props;
-
-/// A row of the `mail` table: items in flight to a container.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct MailRow {
-    /// Its id, unique in the database (`mail-SERVER-N`).
-    pub(crate) id: String,
-    /// The container it goes to.
-    pub(crate) target: String,
-    pub(crate) item: String,
-    pub(crate) props: Props,
-    pub(crate) amount: u32,
-    /// The container that sent it, which its answer goes to (`None` on an
-    /// answer).
-    pub(crate) reply_to: Option<String>,
-    /// The server that sent the mail: it handles the row when its target
-    /// has no container row.
-    pub(crate) origin: ServerId,
-    /// On an answer: the mail it answers.
-    pub(crate) answers: Option<String>,
-    /// On an answer: how many of the mail landed in its target.
-    pub(crate) landed: u32,
-}
-
-/// A row as the listener read it, and whether its target has a row.
-#[derive(Debug, Clone)]
-pub(crate) struct Letter {
-    pub(crate) row: MailRow,
-    pub(crate) target_exists: bool,
-}
 
 /// Sends items from the container `from` to the container named `to` on
 /// another server (or on this one): they leave `from` by its rules now,
@@ -235,7 +206,10 @@ pub struct MailAnswered {
     pub came_back: u32,
     /// How many of those went back into the source container.
     pub kept: u32,
-    /// How many lie on the ground (the source had no room, or is gone).
+    /// How many of those the source did not take back: settled by its
+    /// leftover rules (the ground beside it, its store, destroyed; what it
+    /// would leave with its sender lies on the ground), or on the ground
+    /// when the source is gone.
     pub dropped: u32,
 }
 

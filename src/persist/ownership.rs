@@ -24,7 +24,7 @@ pub(crate) struct Arrivals {
     pub(super) receiver: Option<Mutex<Receiver<ContainerRow>>>,
     /// The mail waiting for this server, each read whole (taken by the
     /// plugin into its mailbox).
-    pub(super) letters: Option<Mutex<Receiver<Vec<super::mail::Letter>>>>,
+    pub(super) letters: Option<Mutex<Receiver<Vec<super::rows::Letter>>>>,
     /// Keeps the listener running; it stops when dropped.
     pub(super) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
 }

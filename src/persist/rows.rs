@@ -141,3 +141,32 @@ pub(super) fn pickup(
         translation: Vec3::from_array(translation),
     })
 }
+
+/// A row of the `mail` table: items in flight to a container.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct MailRow {
+    /// Its id, unique in the database (`mail-SERVER-N`).
+    pub(crate) id: String,
+    /// The container it goes to.
+    pub(crate) target: String,
+    pub(crate) item: String,
+    pub(crate) props: Props,
+    pub(crate) amount: u32,
+    /// The container that sent it, which its answer goes to (`None` on an
+    /// answer).
+    pub(crate) reply_to: Option<String>,
+    /// The server that sent the mail: it handles the row when its target
+    /// has no container row.
+    pub(crate) origin: super::servers::ServerId,
+    /// On an answer: the mail it answers.
+    pub(crate) answers: Option<String>,
+    /// On an answer: how many of the mail landed in its target.
+    pub(crate) landed: u32,
+}
+
+/// A row as the listener read it, and whether its target has a row.
+#[derive(Debug, Clone)]
+pub(crate) struct Letter {
+    pub(crate) row: MailRow,
+    pub(crate) target_exists: bool,
+}

@@ -4,8 +4,7 @@
 //! only turns rows into its own statements.
 
 use super::error::DatabaseError;
-use super::mail::MailRow;
-use super::rows::{ContainerRow, PickupRow};
+use super::rows::{ContainerRow, MailRow, PickupRow};
 use super::servers::{Lost, ServerId};
 
 /// A container to write: its id, its adoption's path, its save as JSON,

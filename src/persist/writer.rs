@@ -9,8 +9,7 @@ use std::time::{Duration, Instant};
 use bevy::log::warn;
 
 use super::error::DatabaseError;
-use super::mail::MailRow;
-use super::rows::PickupRow;
+use super::rows::{MailRow, PickupRow};
 use super::scheduling::WriterScheduling;
 use super::servers::Lost;
 use super::servers::ServerId;

@@ -1,5 +1,6 @@
 //! The components a game puts on its entities.
 
+use super::status::ContainerStatus;
 use bevy::prelude::*;
 
 use super::asset::AdoptionAsset;
@@ -72,44 +73,6 @@ impl Container {
     pub fn with_save(self, saved: crate::save::SavedContents) -> (Container, ContainerContents) {
         (self, ContainerContents::with_pending(saved))
     }
-}
-
-/// Where a container stands: waiting for its rules, ready, or refused and
-/// why. Read it with [`ContainerContents::status`].
-///
-/// ```
-/// use bevy_container::plugin::{ContainerContents, ContainerStatus};
-///
-/// // a container whose adoption has not loaded yet
-/// assert_eq!(ContainerContents::default().status(), ContainerStatus::Waiting);
-/// ```
-#[derive(Reflect, Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ContainerStatus {
-    /// Its adoption has not loaded yet. Requests are answered
-    /// [`super::NotAnswered::NotReady`].
-    Waiting,
-    /// Its rules are attached and it answers requests
-    /// ([`super::ContainerReady`] was sent).
-    Ready,
-    /// Its adoption file was refused: it failed to load or validate, or it
-    /// does not compile with the game's tuning ([`super::AdoptionRejected`]
-    /// was sent). Requests are answered
-    /// [`super::NotAnswered::AdoptionRefused`] with the same reason; a
-    /// fixed file that loads makes the container ready.
-    AdoptionRefused {
-        /// The file's path, each problem and its fix.
-        reason: String,
-    },
-    /// Its save does not load under its rules (a migration would move
-    /// items that never leave; [`super::ContainerSaveRefused`] was sent).
-    /// The save stays attached, unchanged; requests are answered
-    /// [`super::NotAnswered::NotReady`] until the rules change so that it
-    /// loads.
-    SaveRefused {
-        /// Why, with how much could not leave.
-        reason: String,
-    },
 }
 
 /// What a container holds. The engine state sits inside (empty until the

@@ -76,6 +76,7 @@ mod requests;
 pub mod scene;
 mod settle;
 mod state;
+mod status;
 mod systems;
 mod watch;
 
@@ -85,14 +86,15 @@ use bevy::prelude::*;
 pub use asset::{AdoptionAsset, AdoptionLoadError, AdoptionLoader};
 pub use commands::ContainerCommandsExt;
 pub use components::{
-    Container, ContainerContents, ContainerSlotRules, ContainerStatus, DespawnPolicy, LoosePickup,
-    OverflowSources, OverflowStore,
+    Container, ContainerContents, ContainerSlotRules, DespawnPolicy, LoosePickup, OverflowSources,
+    OverflowStore,
 };
 pub use containers::{Containers, LoadError};
 pub use frame::{ContainerFrameStats, ContainerParallelism};
 pub use messages::*;
 pub use placement::PickupPlacement;
 pub use state::ContentsState;
+pub use status::ContainerStatus;
 #[cfg(feature = "replicon")]
 pub(crate) use systems::{AnsweredByServer, CompiledRules, attach_engines, handle_requests};
 

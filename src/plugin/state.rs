@@ -17,7 +17,7 @@ use bevy::reflect::{
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::components::ContainerStatus;
+use super::status::ContainerStatus;
 use crate::adoption::Format;
 use crate::contents::Contents;
 use crate::save::{AdoptionId, SavedContents};

@@ -14,14 +14,13 @@ use bevy::transform::helper::TransformHelper;
 
 use super::ContainerTuning;
 use super::asset::{AdoptionAsset, AdoptionLoadError};
-use super::components::{
-    Container, ContainerContents, ContainerSlotRules, ContainerStatus, DespawnPolicy,
-};
+use super::components::{Container, ContainerContents, ContainerSlotRules, DespawnPolicy};
 use super::containers::Containers;
 use super::frame::{ContainerFrameStats, ContainerParallelism, FrameScratch, answer_frame};
 use super::guard;
 use super::messages::*;
 use super::placement::{PickupPlacement, spawn_pickup};
+use super::status::ContainerStatus;
 use super::watch::{self, OutcomeKind, Watched};
 use crate::adoption::{Report, Tuning};
 use crate::contents::{Contents, ForcedOut, LoadRefused, SlotRules};

@@ -13,9 +13,9 @@ use std::time::Duration;
 use postgres::{Client, Config};
 
 use super::{Epochs, container_rows, schema};
-use crate::persist::mail::{Letter, MailRow};
 use crate::persist::ownership::Arrivals;
 use crate::persist::rows::ContainerRow;
+use crate::persist::rows::{Letter, MailRow};
 use crate::persist::servers::ServerId;
 
 /// How long the listener waits for a wake-up before it looks anyway.
