@@ -21,6 +21,8 @@
 pub mod adoption;
 #[cfg(feature = "audit")]
 pub mod audit;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod contents;
 pub mod decimal;
 pub mod guide;
