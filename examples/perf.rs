@@ -408,8 +408,9 @@ fn main() {
 
     // postgres-frame-vs-frame, postgres-writes-per-second, handoff-ms-p99:
     // the same race on a local PostgreSQL, and hand-overs between servers
-    if want("postgres") || want("handoff") {
-        postgres_figures(want("postgres"), want("handoff"));
+    // and cross-server-delivery-ms-p99: mail between servers
+    if want("postgres") || want("handoff") || want("mail") {
+        postgres_figures(want("postgres"), want("handoff"), want("mail"));
     }
 
     // parallel-frame-speedup
@@ -881,7 +882,7 @@ fn replication_bytes() -> (f64, f64) {
 /// `persist-frame-vs-frame`, with every persisted app on a database of its
 /// own in one local PostgreSQL), `postgres-writes-per-second` with the row
 /// size and the durability it ran under, and `handoff-ms-p99`.
-fn postgres_figures(race_frames: bool, hand_over: bool) {
+fn postgres_figures(race_frames: bool, hand_over: bool, mail: bool) {
     use bevy_container::persist::ThrowawayPostgres;
     let pg = match std::env::var("BEVY_CONTAINER_PG") {
         Ok(url) if !url.is_empty() => None,
@@ -896,6 +897,9 @@ fn postgres_figures(race_frames: bool, hand_over: bool) {
     };
     if hand_over {
         handoff(&database("perf_handoff"));
+    }
+    if mail {
+        cross_server_delivery(&database("perf_mail"));
     }
     if !race_frames {
         return;
@@ -1103,4 +1107,127 @@ fn handoff(url: &str) {
     );
     println!("time handoff-ms-p50 {:.1} ms", stage(|d| d.2, 0.5));
     println!("ratio handoff-ms-p99 {:.1}", stage(|d| d.2, 0.99));
+}
+
+/// Every mail an app sent and received, with when.
+#[derive(bevy::prelude::Resource, Default)]
+struct Mailed {
+    sent: Vec<(String, Instant)>,
+    received: Vec<(String, u32, Instant)>,
+}
+
+fn hear_mail(
+    mut heard: bevy::prelude::ResMut<Mailed>,
+    mut sent: bevy::prelude::MessageReader<bevy_container::persist::MailSent>,
+    mut received: bevy::prelude::MessageReader<bevy_container::persist::MailReceived>,
+) {
+    let now = Instant::now();
+    heard
+        .sent
+        .extend(sent.read().map(|m| (m.mail.clone(), now)));
+    heard
+        .received
+        .extend(received.read().map(|m| (m.mail.clone(), m.landed, now)));
+}
+
+/// `cross-server-delivery-ms-p99`: 1,000 mails of one berry from 50
+/// backpacks on one server to 10 on another, both at 60 frames a second
+/// (in one process, one after the other each tick), four a frame, from the
+/// frame the mail is sent to the frame the receiver has applied it.
+fn cross_server_delivery(url: &str) {
+    use bevy::prelude::*;
+    use bevy_container::persist::{PersistentEntities, PersistentId, SendMail};
+    use bevy_container::plugin::{Container, ContainerContents, ContainerRequest, Deliver};
+    let mut apps = [
+        zone_server(url, "perf-post-west"),
+        zone_server(url, "perf-post-east"),
+    ];
+    for app in apps.iter_mut() {
+        app.init_resource::<Mailed>().add_systems(Last, hear_mail);
+    }
+    let adoption = apps[0]
+        .world()
+        .resource::<AssetServer>()
+        .load("backpack.adoption.json");
+    let sources: Vec<Entity> = (0..50)
+        .map(|i| {
+            apps[0]
+                .world_mut()
+                .spawn((
+                    PersistentId::new(format!("post-from-{i}")),
+                    Container::new(adoption.clone()),
+                ))
+                .id()
+        })
+        .collect();
+    for i in 0..10 {
+        apps[1].world_mut().spawn((
+            PersistentId::new(format!("post-to-{i}")),
+            Container::new(adoption.clone()),
+        ));
+    }
+    let all_ready = |app: &App| {
+        let ids = app.world().resource::<PersistentEntities>();
+        let n = ids.iter().count();
+        n > 0
+            && ids.iter().all(|(_, e)| {
+                app.world()
+                    .get::<ContainerContents>(e)
+                    .is_some_and(ContainerContents::is_ready)
+            })
+    };
+    while !(all_ready(&apps[0]) && all_ready(&apps[1])) {
+        apps[0].update();
+        apps[1].update();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    for &s in &sources {
+        apps[0]
+            .world_mut()
+            .write_message(ContainerRequest::from(Deliver::new(s, "berries", 20)));
+    }
+    apps[0].update();
+    let tick = Duration::from_secs_f64(1.0 / 60.0);
+    let mut next = Instant::now();
+    let mut on_its_way: Vec<(String, Instant)> = Vec::new();
+    let mut sent = 0usize;
+    let mut done: Vec<f64> = Vec::new();
+    while done.len() < 1_000 {
+        for _ in 0..4 {
+            if sent >= 1_000 {
+                break;
+            }
+            let from = sources[sent % sources.len()];
+            apps[0].world_mut().write_message(
+                SendMail::new(from, format!("post-to-{}", sent % 10), "berries", 1).from_slot(0),
+            );
+            sent += 1;
+        }
+        for app in apps.iter_mut() {
+            app.update();
+        }
+        // from the sender's frame (its MailSent) to the receiver's frame
+        // that applied it (its MailReceived)
+        on_its_way.append(&mut apps[0].world_mut().resource_mut::<Mailed>().sent);
+        let received = std::mem::take(&mut apps[1].world_mut().resource_mut::<Mailed>().received);
+        for (id, landed, at) in received {
+            assert_eq!(landed, 1, "{id} landed whole");
+            if let Some(i) = on_its_way.iter().position(|(m, _)| *m == id) {
+                let (_, was) = on_its_way.swap_remove(i);
+                done.push((at - was).as_secs_f64() * 1e3);
+            }
+        }
+        next += tick;
+        if let Some(wait) = next.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+    }
+    println!(
+        "time cross-server-delivery-ms-p50 {:.1} ms (1,000 mails, two servers at 60 Hz)",
+        quantile(done.clone(), 0.5)
+    );
+    println!(
+        "ratio cross-server-delivery-ms-p99 {:.1}",
+        quantile(done, 0.99)
+    );
 }

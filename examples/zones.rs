@@ -1,6 +1,8 @@
 //! Two zones, two server processes, one PostgreSQL database: a player's
 //! backpack follows the player across the border, handed from one server
-//! to the other exactly once.
+//! to the other exactly once; then the player mails a stack of berries to
+//! the guild chest in the other zone, which has room for part of it, and
+//! the rest comes back.
 //!
 //! ```sh
 //! # two servers and a player who crosses back and forth, every item
@@ -14,8 +16,11 @@
 //! A server reads commands on stdin, one a line, and answers on stdout:
 //! `spawn ID` (a new backpack), `deliver ID ITEM N`, `take ID ITEM N`,
 //! `cross ID SERVER` (the player walks into the other zone: its backpack
-//! is handed over), `show ID` (prints `ID: ITEM N, ...` once the backpack
-//! is in this zone and ready, `ID: not here` otherwise), `quit`. The
+//! is handed over), `chest ID` (a new guild chest: two slots, and what does
+//! not fit goes back to its sender), `mail ID TO ITEM N` (mails N items from
+//! the first slot of ID to the container TO, wherever it is), `show ID`
+//! (prints `ID: ITEM N, ...` once the container is in this zone and ready,
+//! `ID: not here` otherwise), `quit`. The
 //! script plays the player's client: it talks to the server of the zone
 //! the player is in, as a game client would connect to it.
 
@@ -28,8 +33,9 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use bevy_container::persist::{
-    ContainerArrived, ContainerDatabase, ContainerDatabasePlugin, HandOver, PersistentEntities,
-    PersistentId, ServerId, ThrowawayPostgres,
+    ContainerArrived, ContainerDatabase, ContainerDatabasePlugin, HandOver, MailAnswered,
+    MailNotSent, MailReceived, MailSent, PersistentEntities, PersistentId, SendMail, ServerId,
+    ThrowawayPostgres,
 };
 use bevy_container::plugin::{
     Container, ContainerContents, ContainerPlugin, ContainerSystems, Deliver, Take,
@@ -46,7 +52,9 @@ fn main() {
     let code = if args.iter().any(|a| a == "--script") {
         match script() {
             Ok(()) => {
-                println!("zones: every crossing checked, every item where it should be");
+                println!(
+                    "zones: every crossing and the mail checked, every item where it should be"
+                );
                 0
             }
             Err(e) => {
@@ -101,7 +109,11 @@ fn run_server(server: &str, url: &str) -> i32 {
         .insert_resource(Commands(Mutex::new(receive)))
         .add_systems(
             Update,
-            (obey.before(ContainerSystems::Requests), report_arrivals),
+            (
+                obey.before(ContainerSystems::Requests),
+                report_arrivals,
+                report_mail,
+            ),
         )
         .run();
     0
@@ -113,7 +125,35 @@ fn report_arrivals(mut arrived: MessageReader<ContainerArrived>) {
     }
 }
 
+/// What mail did, on stderr (the script reads stdout).
+fn report_mail(
+    mut sent: MessageReader<MailSent>,
+    mut not_sent: MessageReader<MailNotSent>,
+    mut received: MessageReader<MailReceived>,
+    mut answered: MessageReader<MailAnswered>,
+) {
+    for m in sent.read() {
+        eprintln!("mail {}: {} {} sent to {}", m.mail, m.amount, m.item, m.to);
+    }
+    for m in not_sent.read() {
+        eprintln!("mail to {} not sent: {}", m.request.to, m.why);
+    }
+    for m in received.read() {
+        eprintln!(
+            "mail {} from {}: {} of {} {} landed, {} go back",
+            m.mail, m.from, m.landed, m.offered, m.item, m.came_back
+        );
+    }
+    for m in answered.read() {
+        eprintln!(
+            "mail {} answered: {} landed, {} came back ({} into the pack, {} on the ground)",
+            m.mail, m.landed, m.came_back, m.kept, m.dropped
+        );
+    }
+}
+
 /// Answers the commands of the frame.
+#[allow(clippy::too_many_arguments)] // a command each: one writer per kind of answer
 fn obey(
     lines: Res<Commands>,
     ids: Res<PersistentEntities>,
@@ -121,6 +161,7 @@ fn obey(
     server: Res<AssetServer>,
     mut commands: bevy::prelude::Commands,
     mut hand_over: MessageWriter<HandOver>,
+    mut mail: MessageWriter<SendMail>,
     mut exit: MessageWriter<AppExit>,
 ) {
     let lines: Vec<String> = match lines.0.lock() {
@@ -131,11 +172,21 @@ fn obey(
         let words: Vec<&str> = line.split_whitespace().collect();
         let here = |id: &str| ids.get(id);
         match words.as_slice() {
-            ["spawn", id] => {
-                commands.spawn((
-                    PersistentId::new(*id),
-                    Container::new(server.load("backpack.adoption.json")),
-                ));
+            ["spawn", id] | ["chest", id] => {
+                let file = if words[0] == "spawn" {
+                    "backpack.adoption.json"
+                } else {
+                    "guild-chest.adoption.json"
+                };
+                commands.spawn((PersistentId::new(*id), Container::new(server.load(file))));
+                println!("ok");
+            }
+            ["mail", id, to, item, n] => {
+                let (Some(e), Ok(n)) = (here(id), n.parse::<u32>()) else {
+                    println!("error: {id} is not here");
+                    continue;
+                };
+                mail.write(SendMail::new(e, *to, *item, n).from_slot(0));
                 println!("ok");
             }
             ["deliver", id, item, n] | ["take", id, item, n] => {
@@ -312,5 +363,29 @@ fn script() -> Result<(), String> {
         *want.entry("berries").or_default() += 1;
         expect(&mut zones[to], id, &want)?;
     }
+    mail_to_the_guild_chest(&mut zones, id, want)
+}
+
+/// The player, in the north, mails the 20 berries of the pack's first slot
+/// to the guild chest in the south, which has room for 15: 15 land, 5 come
+/// back into the pack.
+fn mail_to_the_guild_chest(
+    zones: &mut [Zone; 2],
+    id: &str,
+    mut want: BTreeMap<&str, u64>,
+) -> Result<(), String> {
+    let chest = "guild-chest";
+    zones[1].ask(&format!("chest {chest}"))?;
+    zones[1].wait_for(chest)?;
+    zones[1].ask(&format!("deliver {chest} berries 25"))?;
+    let mut in_chest: BTreeMap<&str, u64> = BTreeMap::from([("berries", 25)]);
+    expect(&mut zones[1], chest, &in_chest)?;
+    expect(&mut zones[0], id, &want)?;
+    zones[0].ask(&format!("mail {id} {chest} berries 20"))?;
+    *want.entry("berries").or_default() -= 15;
+    in_chest.insert("berries", 40);
+    expect(&mut zones[1], chest, &in_chest)?;
+    expect(&mut zones[0], id, &want)?;
+    println!("mail: 15 berries landed in the south's {chest}, 5 came back to {id}");
     Ok(())
 }
