@@ -41,6 +41,13 @@ fn hear(
 
 fn server(url: &str, name: &str) -> App {
     let db = ContainerDatabase::open_as(url, ServerId::new(name)).expect("the database opens");
+    let mut app = app_on(db);
+    app.update();
+    app
+}
+
+/// A headless app persisting in `db`, hearing its mail.
+fn app_on(db: ContainerDatabase) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -50,7 +57,6 @@ fn server(url: &str, name: &str) -> App {
     ))
     .init_resource::<Post>()
     .add_systems(Last, hear);
-    app.update();
     app
 }
 
@@ -294,15 +300,7 @@ fn mail_on_a_sqlite_file_is_refused_and_nothing_leaves() {
         std::env::temp_dir().join(format!("bevy_container-mail-sqlite-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a folder");
     let db = ContainerDatabase::open(dir.join("world.db")).expect("opens");
-    let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        common::crate_assets(),
-        ContainerPlugin::default(),
-        ContainerDatabasePlugin::new(db),
-    ))
-    .init_resource::<Post>()
-    .add_systems(Last, hear);
+    let mut app = app_on(db);
     let pack = spawn(&mut app, "pack", "backpack.adoption.json");
     app.world_mut()
         .write_message(ContainerRequest::from(Deliver::new(pack, "berries", 5)));

@@ -38,7 +38,7 @@ use super::entities::PersistentEntities;
 use super::rows::{Letter, MailRow, id_fits};
 use super::servers::{ServerId, ThisServer};
 use super::tracked::{Table, Tracked};
-use crate::plugin::{Containers, LoosePickup, NotAnswered, Settled};
+use crate::plugin::{Containers, NotAnswered, Settled};
 use crate::props::Props;
 
 /// Sends items from the container `from` to the container named `to` on
@@ -361,9 +361,7 @@ pub(super) struct Post<'w, 's> {
     tracked: ResMut<'w, Tracked>,
     ids: Res<'w, PersistentEntities>,
     server: Res<'w, ThisServer>,
-    globals: Query<'w, 's, &'static GlobalTransform>,
     writer: Res<'w, super::DatabaseWriter>,
-    commands: Commands<'w, 's>,
     received: MessageWriter<'w, MailReceived>,
     answered: MessageWriter<'w, MailAnswered>,
 }
@@ -414,11 +412,12 @@ impl Post<'_, '_> {
         else {
             return false;
         };
-        let (came_back, settled): (Vec<Settled>, Vec<Settled>) = delivered
+        let came_back = with_caller(&delivered.settled);
+        let settled: Vec<Settled> = delivered
             .settled
             .into_iter()
-            .partition(|s| matches!(s, Settled::Caller { .. }));
-        let came_back: u32 = came_back.iter().map(settled_amount).sum();
+            .filter(|s| !matches!(s, Settled::Caller { .. }))
+            .collect();
         let landed = delivered.outcome.accepted;
         self.answer(row, landed, came_back);
         self.received.write(MailReceived {
@@ -481,13 +480,7 @@ impl Post<'_, '_> {
             };
             kept = delivered.outcome.accepted;
             // what the source's rules leave with its caller lies beside it
-            let with_caller: u32 = delivered
-                .settled
-                .iter()
-                .filter(|s| matches!(s, Settled::Caller { .. }))
-                .map(settled_amount)
-                .sum();
-            self.drop_here(Some(e), row, with_caller);
+            self.drop_here(Some(e), row, with_caller(&delivered.settled));
         }
         self.answered_with(row, Some(e), kept, row.amount - kept);
         true
@@ -519,30 +512,17 @@ impl Post<'_, '_> {
     /// `amount` of `row`'s items on the ground, beside `at` (or at the
     /// origin): a loose pickup, persisted with this frame.
     fn drop_here(&mut self, at: Option<Entity>, row: &MailRow, amount: u32) {
-        if amount == 0 {
-            return;
-        }
-        let base = at
-            .and_then(|e| self.globals.get(e).ok())
-            .map_or(Vec3::ZERO, GlobalTransform::translation);
-        self.commands.spawn((
-            Name::new(format!("{amount} {} (mail)", row.item)),
-            LoosePickup {
-                item: row.item.clone(),
-                amount,
-                props: row.props.clone(),
-            },
-            Transform::from_translation(base),
-        ));
+        self.containers
+            .drop_on_ground(at, &row.item, &row.props, amount);
     }
 }
 
-/// How many items a settlement names.
-fn settled_amount(s: &Settled) -> u32 {
-    match s {
-        Settled::Pickup { amount, .. }
-        | Settled::Container { amount, .. }
-        | Settled::Caller { amount, .. }
-        | Settled::Destroyed { amount, .. } => *amount,
-    }
+/// How many items of `settled` stay with the caller: what a delivery
+/// with no sender refused, or left to its sender.
+fn with_caller(settled: &[Settled]) -> u32 {
+    settled
+        .iter()
+        .filter(|s| matches!(s, Settled::Caller { .. }))
+        .map(Settled::amount)
+        .sum()
 }

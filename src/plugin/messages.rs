@@ -107,6 +107,17 @@ impl Settled {
         line
     }
 
+    /// How many items this entry settled, wherever they went.
+    ///
+    /// ```
+    /// use bevy_container::plugin::Settled;
+    /// let gone = Settled::Destroyed { item: "axe".into(), props: Default::default(), amount: 2 };
+    /// assert_eq!(gone.amount(), 2);
+    /// ```
+    pub fn amount(&self) -> u32 {
+        self.items().2
+    }
+
     /// The items, whatever became of them: type, properties, amount.
     fn items(&self) -> (&ItemType, &Props, u32) {
         match self {
@@ -170,15 +181,16 @@ fn label(e: Entity, what: &str, names: Option<&Query<&Name>>) -> String {
     }
 }
 
-/// `outcome`, then where its items ended up in parentheses when anything
-/// was settled: `10 potion: 2 to slot 1; 8 another store (8 potion into
-/// stash)`.
+/// The container, its `outcome`, then where the items ended up in
+/// parentheses when anything was settled: `stash: 10 potion: 2 to slot 1;
+/// 8 another store (8 potion into cellar)`.
 fn outcome_line(
+    container: Entity,
     outcome: &dyn std::fmt::Display,
     settled: &[Settled],
     names: Option<&Query<&Name>>,
 ) -> String {
-    let mut line = outcome.to_string();
+    let mut line = format!("{}: {outcome}", label(container, "container", names));
     for (i, s) in settled.iter().enumerate() {
         line.push_str(if i == 0 { " (" } else { ", " });
         // writing into a String does not fail
@@ -405,9 +417,12 @@ impl ItemsDelivered {
 /// the entities by their `Name`.
 impl std::fmt::Display for ItemsDelivered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let container = label(self.container, "container", None);
-        let line = outcome_line(&self.outcome, &self.settled, None);
-        write!(f, "{container}: {line}")
+        f.write_str(&outcome_line(
+            self.container,
+            &self.outcome,
+            &self.settled,
+            None,
+        ))
     }
 }
 
@@ -458,9 +473,7 @@ impl ItemsDelivered {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn describe(&self, names: &Query<&Name>) -> String {
-        let container = label(self.container, "container", Some(names));
-        let line = outcome_line(&self.outcome, &self.settled, Some(names));
-        format!("{container}: {line}")
+        outcome_line(self.container, &self.outcome, &self.settled, Some(names))
     }
 }
 
@@ -525,9 +538,12 @@ impl ItemsForcedOut {
 /// by their `Name`.
 impl std::fmt::Display for ItemsForcedOut {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let container = label(self.container, "container", None);
-        let line = outcome_line(&self.outcome, &self.settled, None);
-        write!(f, "{container}: {line}")
+        f.write_str(&outcome_line(
+            self.container,
+            &self.outcome,
+            &self.settled,
+            None,
+        ))
     }
 }
 
@@ -558,9 +574,7 @@ impl ItemsForcedOut {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn describe(&self, names: &Query<&Name>) -> String {
-        let container = label(self.container, "container", Some(names));
-        let line = outcome_line(&self.outcome, &self.settled, Some(names));
-        format!("{container}: {line}")
+        outcome_line(self.container, &self.outcome, &self.settled, Some(names))
     }
 }
 

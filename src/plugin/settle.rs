@@ -121,6 +121,36 @@ impl Containers<'_, '_> {
         }
     }
 
+    /// Lays `amount` items on the ground beside `at` (at the origin when
+    /// `None`), as a leftover left where it is: for items that reach this
+    /// world outside a request (mail coming back to a container with no
+    /// room for it, or one that is gone).
+    pub(crate) fn drop_on_ground(
+        &mut self,
+        at: Option<Entity>,
+        item: &str,
+        props: &Props,
+        amount: u32,
+    ) {
+        match at {
+            Some(at) => {
+                let mut ledger = Ledger::default();
+                self.drop_beside(at, &item.into(), props, amount, &mut ledger);
+            }
+            None if amount > 0 => {
+                spawn_pickup(
+                    &mut self.commands,
+                    &mut self.placement,
+                    Vec3::ZERO,
+                    item,
+                    props,
+                    amount,
+                );
+            }
+            None => {}
+        }
+    }
+
     /// Returns items to whatever offered them (the guide's [`guide::world`](crate::guide::world)).
     fn back_to_sender(
         &mut self,
