@@ -157,6 +157,8 @@ impl ContainerDatabase {
     /// The durability setting of a SQLite file ([`Synchronous::Normal`]
     /// unless set). PostgreSQL's is the server's (`synchronous_commit`).
     pub fn synchronous(mut self, synchronous: Synchronous) -> ContainerDatabase {
+        // Without the `postgres` feature SQLite is the only backend.
+        #[cfg_attr(not(feature = "postgres"), allow(irrefutable_let_patterns))]
         if let Backend::Sqlite(store) = &mut self.backend {
             store.set_synchronous(synchronous);
         }

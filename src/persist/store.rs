@@ -62,9 +62,13 @@ pub(super) enum StoreError {
     /// The store cannot go on: the writer stops with this error.
     Failed(DatabaseError),
     /// Rows of the transaction are owned by another server or at another
-    /// epoch: nothing was written (the fence).
+    /// epoch: nothing was written (the fence). Only a shared store
+    /// (PostgreSQL) has owners to be fenced by.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Fenced(Vec<Lost>),
-    /// The connection broke; whether the commit happened is unknown.
+    /// The connection broke; whether the commit happened is unknown
+    /// (SQLite is a file: it has no connection to lose).
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Disconnected(String),
 }
 

@@ -125,6 +125,7 @@ impl Containers<'_, '_> {
     /// `None`), as a leftover left where it is: for items that reach this
     /// world outside a request (mail coming back to a container with no
     /// room for it, or one that is gone).
+    #[cfg(feature = "persist")]
     pub(crate) fn drop_on_ground(
         &mut self,
         at: Option<Entity>,
