@@ -406,14 +406,11 @@ fn main() {
         );
     }
 
-    // postgres-frame-vs-frame, postgres-writes-per-second, handoff-ms-p99:
-    // the same race on a local PostgreSQL, and hand-overs between servers
-    // and cross-server-delivery-ms-p99: mail between servers, only when
-    // asked by name (`perf mail`): its run has not finished on this machine
-    // yet (see docs/performance.md)
-    let mail = words.iter().any(|w| w == "mail");
-    if want("postgres") || want("handoff") || mail {
-        postgres_figures(want("postgres"), want("handoff"), mail);
+    // postgres-frame-vs-frame, postgres-writes-per-second, handoff-ms-p99,
+    // cross-server-delivery-ms-p99: the same race on a local PostgreSQL,
+    // hand-overs and mail between servers
+    if want("postgres") || want("handoff") || want("mail") {
+        postgres_figures(want("postgres"), want("handoff"), want("mail"));
     }
 
     // parallel-frame-speedup
@@ -1163,6 +1160,11 @@ fn cross_server_delivery(url: &str) {
                 .id()
         })
         .collect();
+    // each app loads the file through its own asset server
+    let adoption = apps[1]
+        .world()
+        .resource::<AssetServer>()
+        .load("backpack.adoption.json");
     for i in 0..10 {
         apps[1].world_mut().spawn((
             PersistentId::new(format!("post-to-{i}")),

@@ -366,13 +366,23 @@ pub(super) struct Post<'w, 's> {
     answered: MessageWriter<'w, MailAnswered>,
 }
 
+/// Takes the listener's newest read of this server's mail, if one came.
+pub(super) fn read_mail(mut mailbox: ResMut<Mailbox>) {
+    mailbox.read();
+}
+
+/// Whether any mail waits to be applied (most frames: none, and
+/// [`apply_mail`] does not run).
+pub(super) fn mail_waiting(mailbox: Res<Mailbox>) -> bool {
+    !mailbox.pending.is_empty()
+}
+
 /// Applies the mail waiting for this server, each row once: a mail to a
 /// container here lands by its rules; an answer goes back into its source;
 /// a row whose target is gone is handled by the server that sent it. A row
 /// whose container is not in this world yet (still arriving, or loading)
 /// waits.
 pub(super) fn apply_mail(mut post: Post) {
-    post.mailbox.read();
     let letters = std::mem::take(&mut post.mailbox.pending);
     // the frame these changes are written with
     let frame = post.writer.inner.frame + 1;

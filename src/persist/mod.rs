@@ -191,8 +191,11 @@ impl Plugin for ContainerDatabasePlugin {
             .add_message::<MailAnswered>()
             .add_systems(PreStartup, load::spawn_persisted)
             .add_systems(First, ownership::spawn_arrivals)
-            .add_systems(PreUpdate, mail::apply_mail)
-            .add_systems(PostUpdate, mail::send_mail)
+            .add_systems(
+                PreUpdate,
+                (mail::read_mail, mail::apply_mail.run_if(mail::mail_waiting)).chain(),
+            )
+            .add_systems(PostUpdate, mail::send_mail.run_if(on_message::<SendMail>))
             .add_systems(Last, track::send_frame);
     }
 }
