@@ -1,5 +1,6 @@
-//! A game team's first hour (issue 54), under the README's headless setup
-//! (`MinimalPlugins`, no `LogPlugin`): a misspelled adoption file is
+//! A game team's first hour (issue 54), under a headless setup with no
+//! `LogPlugin` (`MinimalPlugins` alone), where no log line can help: a
+//! misspelled adoption file is
 //! refused where a query, a message and a request's answer see it; a file
 //! with warnings works and says so once; a container spawned with its
 //! save holds it once its adoption loads, and a save that does not load
