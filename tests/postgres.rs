@@ -11,10 +11,12 @@ use std::time::Duration;
 
 use bevy::prelude::*;
 use bevy_container::persist::{
-    ContainerArrived, ContainerDatabase, ContainerDatabasePlugin, ContainerLost, DatabaseError,
-    DatabaseWriter, HandOver, PersistentEntities, PersistentId, ServerId, ThrowawayPostgres,
+    ClaimFrom, ClaimRefused, ContainerArrived, ContainerDatabase, ContainerDatabasePlugin,
+    ContainerLost, DatabaseError, DatabaseWriter, HandOver, PersistentEntities, PersistentId,
+    ServerClaimed, ServerId, ThrowawayPostgres,
 };
 use bevy_container::plugin::*;
+use bevy_container::props::Props;
 
 /// A database `name` for one test, and the cluster it lives in (kept
 /// alive by the caller).
@@ -46,7 +48,17 @@ fn server_on(db: ContainerDatabase) -> App {
     ))
     .insert_resource(Heard::<ContainerArrived>(Vec::new()))
     .insert_resource(Heard::<ContainerLost>(Vec::new()))
-    .add_systems(Last, (hear::<ContainerArrived>, hear::<ContainerLost>));
+    .insert_resource(Heard::<ServerClaimed>(Vec::new()))
+    .insert_resource(Heard::<ClaimRefused>(Vec::new()))
+    .add_systems(
+        Last,
+        (
+            hear::<ContainerArrived>,
+            hear::<ContainerLost>,
+            hear::<ServerClaimed>,
+            hear::<ClaimRefused>,
+        ),
+    );
     app.update();
     app
 }
@@ -265,6 +277,120 @@ fn a_claim_takes_a_paused_servers_containers_and_its_later_writes_are_refused() 
         "the claimer's state exactly"
     );
     assert!(north.world().resource::<DatabaseWriter>().stats().fenced >= 1);
+}
+
+#[test]
+fn a_running_server_claims_a_gone_servers_containers_and_pickups() {
+    let (_pg, url) = database("claim_running");
+    let mut north = server(&url, "north");
+    let pack = spawn_backpack(&mut north, "pack-1");
+    request(&mut north, Deliver::new(pack, "berries", 4));
+    north.world_mut().spawn((
+        PersistentId::new("berries-by-the-well"),
+        LoosePickup {
+            item: "berries".into(),
+            amount: 3,
+            props: Props::EMPTY,
+        },
+        Transform::from_xyz(2.0, 0.0, 1.0),
+    ));
+    north.update();
+    flush(&north);
+    // north mailed 2 berries from its pack to a chest that is gone; the
+    // mail is still on its way back when north stops answering
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connects");
+    c.execute(
+        "INSERT INTO mail (id, target, item, props, amount, reply_to, origin, answers, landed)
+         VALUES ('mail-north-99', 'chest-gone', 'berries', '', 2, 'pack-1', 'north', NULL, 0)",
+        &[],
+    )
+    .expect("mail in flight");
+    // south runs with a bag of its own
+    let mut south = server(&url, "south");
+    spawn_backpack(&mut south, "bag-s");
+    south.world_mut().write_message(ClaimFrom {
+        from: ServerId::new("north"),
+    });
+    until(&mut south, "the claim", |app| {
+        !app.world().resource::<Heard<ServerClaimed>>().0.is_empty()
+    });
+    let claimed = south.world().resource::<Heard<ServerClaimed>>().0[0].clone();
+    assert_eq!(claimed.from, ServerId::new("north"));
+    assert_eq!(claimed.containers.len(), 1);
+    assert_eq!(claimed.pickups.len(), 1);
+    until(&mut south, "the claimed pack", |app| ready(app, "pack-1"));
+    let there = entity(&south, "pack-1").expect("claimed");
+    assert_eq!(claimed.containers[0], there);
+    // the claimer answers north's mail: it comes back into the pack, once
+    until(&mut south, "the mail back in the pack", |app| {
+        contents(app, "pack-1").is_some_and(|c| c.count("berries") == 6)
+    });
+    until(&mut south, "the mail rows gone", |app| {
+        flush(app);
+        c.query_one("SELECT count(*) FROM mail", &[])
+            .is_ok_and(|r| r.get::<_, i64>(0) == 0)
+    });
+    assert_eq!(
+        contents(&south, "pack-1").expect("there").count("berries"),
+        6,
+        "applied once"
+    );
+    let arrived = &south.world().resource::<Heard<ContainerArrived>>().0;
+    assert!(arrived.iter().any(|a| a.id == "pack-1"), "{arrived:?}");
+    let pickup = entity(&south, "berries-by-the-well").expect("the pickup claimed");
+    assert_eq!(
+        south.world().get::<LoosePickup>(pickup).map(|p| p.amount),
+        Some(3)
+    );
+    assert!(ready(&south, "bag-s"), "south's own bag stays");
+    // south writes the claimed pack; a second claim finds nothing more
+    request(&mut south, Deliver::new(there, "axe", 1));
+    flush(&south);
+    let (owner, epoch, kept) = row(&url, "pack-1").expect("there");
+    assert_eq!((owner.as_str(), epoch), ("south", 2));
+    south.world_mut().write_message(ClaimFrom {
+        from: ServerId::new("north"),
+    });
+    until(&mut south, "the second claim", |app| {
+        app.world().resource::<Heard<ServerClaimed>>().0.len() == 2
+    });
+    let again = &south.world().resource::<Heard<ServerClaimed>>().0[1];
+    assert!(
+        again.containers.is_empty() && again.pickups.is_empty(),
+        "{again:?}"
+    );
+    // north comes back and writes: refused, reported, nothing written
+    request(&mut north, Deliver::new(pack, "berries", 1));
+    flush(&north);
+    until(&mut north, "the loss reported", |app| {
+        !app.world().resource::<Heard<ContainerLost>>().0.is_empty()
+    });
+    assert_eq!(row(&url, "pack-1").expect("there").2, kept);
+    assert!(north.world().resource::<Heard<ClaimRefused>>().0.is_empty());
+}
+
+#[test]
+fn a_claim_on_a_sqlite_file_is_refused_with_the_fix() {
+    let dir = std::env::temp_dir().join(format!(
+        "bevy_container-claim-sqlite-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let mut app = server_on(ContainerDatabase::open(dir.join("world.db")).expect("opens"));
+    app.world_mut().write_message(ClaimFrom {
+        from: ServerId::new("north"),
+    });
+    app.update();
+    let refused = &app.world().resource::<Heard<ClaimRefused>>().0;
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].to_string().contains("use PostgreSQL"),
+        "{}",
+        refused[0]
+    );
+    assert!(app.world().resource::<Heard<ServerClaimed>>().0.is_empty());
+    drop(app);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

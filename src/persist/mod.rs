@@ -110,7 +110,8 @@ pub use postgres::{POSTGRES_SCHEMA_VERSION, ThrowawayPostgres};
 pub use rows::{ContainerRow, PickupRow};
 pub use scheduling::WriterScheduling;
 pub use servers::{
-    ContainerArrived, ContainerHandedOver, ContainerLost, HandOver, Lost, ServerId, ThisServer,
+    ClaimFrom, ClaimRefused, ContainerArrived, ContainerHandedOver, ContainerLost, HandOver, Lost,
+    ServerClaimed, ServerId, ThisServer,
 };
 pub use sqlite::SCHEMA_VERSION;
 pub use writer::WriterStats;
@@ -179,18 +180,18 @@ impl Plugin for ContainerDatabasePlugin {
             .insert_resource(arrivals)
             .insert_resource(mailbox)
             .init_resource::<PersistentEntities>()
-            .init_resource::<tracked::Tracked>()
-            .add_message::<HandOver>()
-            .add_message::<ContainerArrived>()
-            .add_message::<ContainerHandedOver>()
-            .add_message::<ContainerLost>()
-            .add_message::<SendMail>()
-            .add_message::<MailSent>()
-            .add_message::<MailNotSent>()
-            .add_message::<MailReceived>()
-            .add_message::<MailAnswered>()
-            .add_systems(PreStartup, load::spawn_persisted)
-            .add_systems(First, ownership::spawn_arrivals)
+            .init_resource::<tracked::Tracked>();
+        add_messages(app);
+        app.add_systems(PreStartup, load::spawn_persisted)
+            .add_systems(
+                First,
+                (
+                    ownership::spawn_arrivals,
+                    ownership::send_claims.run_if(on_message::<ClaimFrom>),
+                    ownership::spawn_claimed,
+                )
+                    .chain(),
+            )
             .add_systems(
                 PreUpdate,
                 (mail::read_mail, mail::apply_mail.run_if(mail::mail_waiting)).chain(),
@@ -198,6 +199,22 @@ impl Plugin for ContainerDatabasePlugin {
             .add_systems(PostUpdate, mail::send_mail.run_if(on_message::<SendMail>))
             .add_systems(Last, track::send_frame);
     }
+}
+
+/// The requests and facts of ownership and mail.
+fn add_messages(app: &mut App) {
+    app.add_message::<HandOver>()
+        .add_message::<ContainerArrived>()
+        .add_message::<ContainerHandedOver>()
+        .add_message::<ContainerLost>()
+        .add_message::<ClaimFrom>()
+        .add_message::<ServerClaimed>()
+        .add_message::<ClaimRefused>()
+        .add_message::<SendMail>()
+        .add_message::<MailSent>()
+        .add_message::<MailNotSent>()
+        .add_message::<MailReceived>()
+        .add_message::<MailAnswered>();
 }
 
 /// The database's writer, as the game sees it: the last frame handed over

@@ -2,14 +2,14 @@
 //! and what a fence puts back.
 
 use std::sync::Mutex;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, Sender};
 
 use bevy::prelude::*;
 
 use super::entities::PersistentEntities;
 use super::load::Spawner;
-use super::rows::ContainerRow;
-use super::servers::Lost;
+use super::rows::{ContainerRow, PickupRow};
+use super::servers::{ClaimFrom, ClaimRefused, Lost, ServerClaimed, ServerId};
 use super::servers::{ContainerArrived, ContainerLost};
 use super::store::Reread;
 use super::tracked::Tracked;
@@ -25,8 +25,111 @@ pub(crate) struct Arrivals {
     /// The mail waiting for this server, each read whole (taken by the
     /// plugin into its mailbox).
     pub(super) letters: Option<Mutex<Receiver<Vec<super::rows::Letter>>>>,
+    /// Claims for the listener to make ([`ClaimFrom`]).
+    pub(super) claims: Option<Mutex<Sender<ServerId>>>,
+    /// Claims made (or not), as the listener answers them.
+    pub(super) claimed: Option<Mutex<Receiver<Claimed>>>,
     /// Keeps the listener running; it stops when dropped.
     pub(super) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+/// A claim the listener made: the rows taken from `from`, or why not.
+pub(crate) struct Claimed {
+    pub(super) from: ServerId,
+    pub(super) rows: Result<(Vec<ContainerRow>, Vec<PickupRow>), String>,
+}
+
+/// Passes this frame's [`ClaimFrom`] requests to the listener; on a
+/// SQLite file (no listener) each is refused.
+pub(super) fn send_claims(
+    mut requests: MessageReader<ClaimFrom>,
+    arrivals: Res<Arrivals>,
+    mut refused: MessageWriter<ClaimRefused>,
+) {
+    for ClaimFrom { from } in requests.read() {
+        let sent = arrivals
+            .claims
+            .as_ref()
+            .and_then(|c| c.lock().ok())
+            .is_some_and(|c| c.send(from.clone()).is_ok());
+        if !sent {
+            let why = if arrivals.claims.is_some() {
+                "the database's listener has stopped; restart the server with ContainerDatabase::claim_from".to_string()
+            } else {
+                format!(
+                    "a SQLite file has one server: there is nothing to claim from \"{from}\"; use PostgreSQL for several servers"
+                )
+            };
+            let r = ClaimRefused {
+                from: from.clone(),
+                why,
+            };
+            warn!("{r}");
+            refused.write(r);
+        }
+    }
+}
+
+/// Spawns what the claims made since the last frame took: every container
+/// ([`ContainerArrived`]) and pickup, then [`ServerClaimed`]; a claim not
+/// made is reported ([`ClaimRefused`]).
+pub(super) fn spawn_claimed(
+    mut commands: Commands,
+    server: Res<AssetServer>,
+    mut ids: ResMut<PersistentEntities>,
+    mut tracked: ResMut<Tracked>,
+    arrivals: Res<Arrivals>,
+    mut said: ClaimOutcomes,
+) {
+    let Some(receiver) = &arrivals.claimed else {
+        return;
+    };
+    let claims: Vec<Claimed> = match receiver.lock() {
+        Ok(r) => r.try_iter().collect(),
+        Err(_) => return,
+    };
+    for Claimed { from, rows } in claims {
+        let (containers, pickups) = match rows {
+            Ok(rows) => rows,
+            Err(why) => {
+                let r = ClaimRefused { from, why };
+                error!("{r}");
+                said.refused.write(r);
+                continue;
+            }
+        };
+        let mut spawner = Spawner {
+            commands: &mut commands,
+            server: &server,
+            ids: &mut ids,
+            tracked: &mut tracked,
+        };
+        let containers = spawner.containers(containers);
+        let pickups: Vec<Entity> = pickups.into_iter().map(|p| spawner.pickup(p)).collect();
+        info!(
+            "took over {} containers and {} pickups of {from}",
+            containers.len(),
+            pickups.len()
+        );
+        let mut entities = Vec::with_capacity(containers.len());
+        for (id, container) in containers {
+            said.arrived.write(ContainerArrived { container, id });
+            entities.push(container);
+        }
+        said.claimed.write(ServerClaimed {
+            from,
+            containers: entities,
+            pickups,
+        });
+    }
+}
+
+/// The facts a claim ends in.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(super) struct ClaimOutcomes<'w> {
+    arrived: MessageWriter<'w, ContainerArrived>,
+    claimed: MessageWriter<'w, ServerClaimed>,
+    refused: MessageWriter<'w, ClaimRefused>,
 }
 
 /// Spawns the containers that arrived since the last frame, each once

@@ -142,3 +142,94 @@ pub struct ContainerLost {
     /// Its id, and who owns it now.
     pub lost: Lost,
 }
+
+/// Request: take over every container and loose pickup the server `from`
+/// owns, while this server runs: the operator's or the game's decision
+/// that `from` is gone (the crate never decides it on a timer). In one
+/// transaction each row gets this server as its owner and the next epoch,
+/// so a paused `from` that comes back can no longer write them (its writes
+/// are refused and it reports [`ContainerLost`]). The claimed containers
+/// and pickups are spawned here ([`ContainerArrived`] for each container,
+/// then [`ServerClaimed`]); mail to them is applied here from then on.
+/// The claim is made by the listener's connection, within a quarter of a
+/// second. At start, [`ContainerDatabase::claim_from`](super::ContainerDatabase::claim_from)
+/// does the same before anything loads. PostgreSQL only: on a SQLite file
+/// the request is refused ([`ClaimRefused`]).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::persist::{ClaimFrom, ServerId};
+///
+/// // the operator says zone-east is gone for good: its chests are ours now
+/// fn take_over(mut claim: MessageWriter<ClaimFrom>) {
+///     claim.write(ClaimFrom { from: ServerId::new("zone-east") });
+/// }
+/// # let _ = take_over;
+/// ```
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct ClaimFrom {
+    /// The server that is gone.
+    pub from: ServerId,
+}
+
+/// Fact: this server took over what `from` owned ([`ClaimFrom`]), and the
+/// claimed containers and pickups are in this world (the containers'
+/// contents load when their adoptions do). Both lists are empty when
+/// `from` owned nothing.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::persist::ServerClaimed;
+///
+/// fn report(mut claimed: MessageReader<ServerClaimed>) {
+///     for c in claimed.read() {
+///         info!("took over {} containers and {} pickups of {}", c.containers.len(), c.pickups.len(), c.from);
+///     }
+/// }
+/// # let _ = report;
+/// ```
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct ServerClaimed {
+    /// The server whose rows were claimed.
+    pub from: ServerId,
+    /// The claimed containers, in this world, by id.
+    pub containers: Vec<Entity>,
+    /// The claimed loose pickups, in this world, by id.
+    pub pickups: Vec<Entity>,
+}
+
+/// Fact: a [`ClaimFrom`] was not made: the store is a SQLite file (one
+/// server, nothing to claim), or the database refused or lost the
+/// transaction (`why` says which and what to do). Nothing was claimed,
+/// except when the connection broke during the commit itself: then what
+/// was claimed loads at this server's next start, and claiming again
+/// finds nothing more.
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::persist::ClaimRefused;
+///
+/// fn report(mut refused: MessageReader<ClaimRefused>) {
+///     for r in refused.read() {
+///         error!("{r}");
+///     }
+/// }
+/// # let _ = report;
+/// ```
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct ClaimRefused {
+    /// The server the claim named.
+    pub from: ServerId,
+    /// Why, and the fix.
+    pub why: String,
+}
+
+impl std::fmt::Display for ClaimRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the claim of {}'s containers was not made: {}",
+            self.from, self.why
+        )
+    }
+}

@@ -5,15 +5,16 @@
 //! passes them to the game.
 
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Sender, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use postgres::{Client, Config};
 
 use super::{Epochs, container_rows, schema};
-use crate::persist::ownership::Arrivals;
+use crate::persist::ownership::{Arrivals, Claimed};
 use crate::persist::rows::ContainerRow;
 use crate::persist::rows::{Letter, MailRow};
 use crate::persist::servers::ServerId;
@@ -40,28 +41,62 @@ impl Drop for Listener {
 pub(super) fn start(config: Config, name: String, server: ServerId, epochs: Epochs) -> Arrivals {
     let (send, receive) = channel();
     let (post, letters) = channel();
+    let (ask, claims) = channel();
+    let (answer, claimed) = channel();
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
         let stop = stop.clone();
-        let to = Game { send, post };
+        let to = Game {
+            send,
+            post,
+            claims,
+            claimed: answer,
+        };
         std::thread::Builder::new()
             .name("container-handovers".into())
             .spawn(move || listen(&config, &name, &server, &epochs, &to, &stop))
             .ok()
     };
     Arrivals {
-        receiver: Some(std::sync::Mutex::new(receive)),
-        letters: Some(std::sync::Mutex::new(letters)),
+        receiver: Some(Mutex::new(receive)),
+        letters: Some(Mutex::new(letters)),
+        claims: Some(Mutex::new(ask)),
+        claimed: Some(Mutex::new(claimed)),
         _listener: Some(Box::new(Listener { stop, thread })),
     }
 }
 
-/// Where the listener passes what it read.
+/// Where the listener passes what it read, and takes the claims to make.
 struct Game {
     /// Containers that arrived.
     send: Sender<ContainerRow>,
     /// Every read of the mail waiting, whole.
     post: Sender<Vec<Letter>>,
+    /// Servers to claim from ([`ClaimFrom`](crate::persist::ClaimFrom)).
+    claims: Receiver<ServerId>,
+    /// The claims made, or why not.
+    claimed: Sender<Claimed>,
+}
+
+/// Makes the claims the game asked for since the last look. A claim the
+/// database refused is answered with why; a broken connection ends the
+/// look (the listener connects again), the claim answered with why.
+fn make_claims(
+    client: &mut Client,
+    name: &str,
+    server: &ServerId,
+    epochs: &Epochs,
+    to: &Game,
+) -> Result<(), ()> {
+    for from in to.claims.try_iter() {
+        let made = super::claim(client, name, server, &from, epochs);
+        let broken = client.is_closed();
+        let rows = made.map_err(|e| e.to_string());
+        if to.claimed.send(Claimed { from, rows }).is_err() || broken {
+            return Err(());
+        }
+    }
+    Ok(())
 }
 
 fn listen(
@@ -112,6 +147,9 @@ fn listen(
                     );
                     break;
                 }
+            }
+            if make_claims(&mut client, name, server, epochs, to).is_err() {
+                break;
             }
             let mut heard = client.notifications();
             // a wake-up, or the quarter second: either way, look

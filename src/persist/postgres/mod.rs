@@ -208,29 +208,56 @@ impl PostgresStore {
         &mut self,
         from: &ServerId,
     ) -> Result<(Vec<ContainerRow>, Vec<PickupRow>), DatabaseError> {
-        let name = self.name.clone();
-        let e = |e: postgres::Error| schema::error(&name, &e);
-        let (me, them) = (self.server.as_str(), from.as_str());
-        let mut tx = self.client.transaction().map_err(e)?;
-        let found = tx
-            .query(
-                "UPDATE containers SET owner = $1, epoch = epoch + 1 WHERE owner = $2 RETURNING id, epoch, adoption, contents, store",
-                &[&me, &them],
-            )
-            .map_err(e)?;
-        let containers = container_rows(&found, &name, &self.epochs)?;
-        let found = tx
-            .query(
-                "UPDATE pickups SET owner = $1, epoch = epoch + 1 WHERE owner = $2 RETURNING id, epoch, item, amount, props, x, y, z",
-                &[&me, &them],
-            )
-            .map_err(e)?;
-        let pickups = pickup_rows(&found, &name, &self.epochs)?;
-        tx.execute("DELETE FROM handovers WHERE to_server = $1", &[&them])
-            .map_err(e)?;
-        tx.commit().map_err(e)?;
-        Ok((containers, pickups))
+        claim(
+            &mut self.client,
+            &self.name,
+            &self.server,
+            from,
+            &self.epochs,
+        )
     }
+}
+
+/// `me` takes every row `them` owns, in one transaction: each gets `me` as
+/// its owner and the next epoch (recorded in `epochs` before anyone sees
+/// the rows), the hand-overs waiting for `them` are done with (their
+/// containers are among the rows taken), and `me` becomes the origin of
+/// the mail `them` sent.
+fn claim(
+    client: &mut Client,
+    name: &str,
+    me: &ServerId,
+    them: &ServerId,
+    epochs: &Epochs,
+) -> Result<(Vec<ContainerRow>, Vec<PickupRow>), DatabaseError> {
+    let e = |e: postgres::Error| schema::error(name, &e);
+    let (me, them) = (me.as_str(), them.as_str());
+    let mut tx = client.transaction().map_err(e)?;
+    let found = tx
+        .query(
+            "UPDATE containers SET owner = $1, epoch = epoch + 1 WHERE owner = $2 RETURNING id, epoch, adoption, contents, store",
+            &[&me, &them],
+        )
+        .map_err(e)?;
+    let containers = container_rows(&found, name, epochs)?;
+    let found = tx
+        .query(
+            "UPDATE pickups SET owner = $1, epoch = epoch + 1 WHERE owner = $2 RETURNING id, epoch, item, amount, props, x, y, z",
+            &[&me, &them],
+        )
+        .map_err(e)?;
+    let pickups = pickup_rows(&found, name, epochs)?;
+    tx.execute("DELETE FROM handovers WHERE to_server = $1", &[&them])
+        .map_err(e)?;
+    // the mail `them` sent and is still on its way: what comes back of it
+    // (its target gone, or its answer's source gone) is `me`'s to handle
+    tx.execute(
+        "UPDATE mail SET origin = $1 WHERE origin = $2",
+        &[&me, &them],
+    )
+    .map_err(e)?;
+    tx.commit().map_err(e)?;
+    Ok((containers, pickups))
 }
 
 impl Store for PostgresStore {
