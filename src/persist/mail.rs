@@ -241,13 +241,21 @@ impl Mailbox {
 
     /// After a fence: the rows applied in frames after `written` (the last
     /// frame committed) are still in the table, and are applied again to
-    /// what was put back.
+    /// what was put back, from the listener's next read.
     pub(super) fn forget_applied_after(&mut self, written: u64) {
         self.applied.retain(|_, frame| *frame <= written);
+        // the last read may hold a row another server has applied since
+        // (the cause of a fence, perhaps): nothing is applied until the
+        // listener reads again
+        self.pending.clear();
     }
 
     /// Takes the newest read: the rows not applied yet, in the order sent.
-    fn read(&mut self) {
+    /// A row applied in a frame not written yet stays marked applied even
+    /// if a read misses it (the read may come from before the row reached
+    /// this server's containers); once its frame is written, a read that
+    /// misses it means its delete committed.
+    fn read(&mut self, written: u64) {
         let Some(receiver) = &self.receiver else {
             return;
         };
@@ -260,7 +268,8 @@ impl Mailbox {
         };
         // a row a read no longer finds was deleted: its apply committed
         let present: BTreeSet<&str> = letters.iter().map(|l| l.row.id.as_str()).collect();
-        self.applied.retain(|id, _| present.contains(id.as_str()));
+        self.applied
+            .retain(|id, frame| *frame > written || present.contains(id.as_str()));
         self.pending = letters;
     }
 }
@@ -367,8 +376,9 @@ pub(super) struct Post<'w, 's> {
 }
 
 /// Takes the listener's newest read of this server's mail, if one came.
-pub(super) fn read_mail(mut mailbox: ResMut<Mailbox>) {
-    mailbox.read();
+pub(super) fn read_mail(mut mailbox: ResMut<Mailbox>, writer: Res<super::DatabaseWriter>) {
+    let written = writer.inner.stats().written_frame;
+    mailbox.read(written);
 }
 
 /// Whether any mail waits to be applied (most frames: none, and

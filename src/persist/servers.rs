@@ -134,7 +134,9 @@ pub struct ContainerHandedOver {
 /// world without its items (they are the other server's), and every other
 /// entity the unwritten frames touched was put back as the database holds
 /// it, so nothing this server did since its last write reaches the
-/// database.
+/// database. At the same fence the server also lets go of every other
+/// container and pickup another server has taken (a claim takes them all,
+/// not only those this server was writing), each reported.
 #[derive(Message, Debug, Clone, PartialEq, Eq)]
 pub struct ContainerLost {
     /// The entity it was in this world.

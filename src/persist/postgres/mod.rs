@@ -218,6 +218,27 @@ impl PostgresStore {
     }
 }
 
+impl PostgresStore {
+    /// The ids this server owns at an epoch that no row has any more
+    /// under this server: taken by another server since.
+    fn taken_away(&mut self) -> Result<Vec<String>, postgres::Error> {
+        let (ids, epochs): (Vec<String>, Vec<i64>) = lock(&self.epochs)
+            .iter()
+            .map(|(id, epoch)| (id.clone(), *epoch))
+            .unzip();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let found = self.client.query(
+            "SELECT u.id FROM unnest($1::text[], $2::int8[]) AS u(id, epoch)
+             WHERE NOT EXISTS (SELECT 1 FROM containers AS c WHERE c.id = u.id AND c.owner = $3 AND c.epoch = u.epoch)
+               AND NOT EXISTS (SELECT 1 FROM pickups AS p WHERE p.id = u.id AND p.owner = $3 AND p.epoch = u.epoch)",
+            &[&ids, &epochs, &self.server.as_str()],
+        )?;
+        Ok(found.iter().map(|r| r.get(0)).collect())
+    }
+}
+
 /// `me` takes every row `them` owns, in one transaction: each gets `me` as
 /// its owner and the next epoch (recorded in `epochs` before anyone sees
 /// the rows), the hand-overs waiting for `them` are done with (their
@@ -302,9 +323,17 @@ impl Store for PostgresStore {
         Ok(frame.max(0) as u64)
     }
 
-    fn reread(&mut self, ids: &[String]) -> Result<Reread, DatabaseError> {
+    fn reread(&mut self, touched: &[String]) -> Result<Reread, DatabaseError> {
         let name = self.name.clone();
         let e = |e: postgres::Error| schema::error(&name, &e);
+        // with what the unwritten frames touched, every row this server
+        // owned that another owns now (a claim takes them all at once),
+        // so it lets go of them all, not only of those it wrote
+        let mut ids = touched.to_vec();
+        ids.extend(self.taken_away().map_err(e)?);
+        ids.sort();
+        ids.dedup();
+        let ids = &ids;
         let me = self.server.as_str();
         let mut out = Reread::default();
         let mut seen = std::collections::BTreeSet::new();

@@ -29,6 +29,7 @@ pub(super) fn frame(
         me: server.as_str(),
         known,
         lost: Vec::new(),
+        deleted: Vec::new(),
         done: Done {
             written: Written::default(),
             epochs: Vec::new(),
@@ -36,8 +37,10 @@ pub(super) fn frame(
     };
     w.containers(&mut tx, rows)?;
     w.pickups(&mut tx, rows)?;
-    w.handovers(&mut tx, rows)?;
+    // mail before the hand-overs: a row applied to a container handed over
+    // in this frame is deleted while the container is still this server's
     w.mail(&mut tx, rows)?;
+    w.handovers(&mut tx, rows)?;
     if !w.lost.is_empty() {
         // dropped: rolled back, nothing of the frame written
         w.lost.sort();
@@ -59,6 +62,8 @@ struct Frame<'a> {
     known: &'a HashMap<String, i64>,
     /// Ids whose conditional write found another owner or epoch.
     lost: Vec<String>,
+    /// The containers this frame deleted (as their owner).
+    deleted: Vec<String>,
     done: Done,
 }
 
@@ -114,9 +119,23 @@ impl Frame<'_> {
             tx.batch_execute("NOTIFY bevy_container_mail")?;
         }
         if !rows.mail_done.is_empty() {
+            // a row applied twice in one transaction is refused
+            let mut once = rows.mail_done.clone();
+            once.sort_unstable();
+            for pair in once.windows(2).filter(|p| p[0] == p[1]) {
+                self.lost.push(pair[0].to_string());
+            }
+            // deleted only by the server that handles it now: the owner of
+            // its target (or the one that just deleted the target), or,
+            // with no target, its origin; a server that lost either (a
+            // claim) is fenced here even if the frame writes nothing else
             let back = tx.query(
-                "DELETE FROM mail WHERE id = ANY($1) RETURNING id",
-                &[&rows.mail_done],
+                "DELETE FROM mail AS m WHERE m.id = ANY($1) AND (
+                   m.target = ANY($3)
+                   OR EXISTS (SELECT 1 FROM containers AS c WHERE c.id = m.target AND c.owner = $2)
+                   OR (m.origin = $2 AND NOT EXISTS (SELECT 1 FROM containers AS c WHERE c.id = m.target)))
+                 RETURNING m.id",
+                &[&rows.mail_done, &self.me, &self.deleted],
             )?;
             self.lost.extend(
                 missing(&rows.mail_done, &back)
@@ -205,6 +224,10 @@ impl Frame<'_> {
         )?;
         self.lost
             .extend(missing(&ids, &back).into_iter().map(str::to_string));
+        if table == "containers" {
+            self.deleted
+                .extend(back.iter().map(|r| r.get::<_, String>(0)));
+        }
         Ok(back.len() as u64)
     }
 
