@@ -255,7 +255,7 @@ impl Mailbox {
     /// if a read misses it (the read may come from before the row reached
     /// this server's containers); once its frame is written, a read that
     /// misses it means its delete committed.
-    fn read(&mut self, written: u64) {
+    fn read(&mut self, written: impl FnOnce() -> u64) {
         let Some(receiver) = &self.receiver else {
             return;
         };
@@ -268,6 +268,7 @@ impl Mailbox {
         };
         // a row a read no longer finds was deleted: its apply committed
         let present: BTreeSet<&str> = letters.iter().map(|l| l.row.id.as_str()).collect();
+        let written = written();
         self.applied
             .retain(|id, frame| *frame > written || present.contains(id.as_str()));
         self.pending = letters;
@@ -377,8 +378,8 @@ pub(super) struct Post<'w, 's> {
 
 /// Takes the listener's newest read of this server's mail, if one came.
 pub(super) fn read_mail(mut mailbox: ResMut<Mailbox>, writer: Res<super::DatabaseWriter>) {
-    let written = writer.inner.stats().written_frame;
-    mailbox.read(written);
+    // the writer's lock is taken only when a read came
+    mailbox.read(|| writer.inner.stats().written_frame);
 }
 
 /// Whether any mail waits to be applied (most frames: none, and

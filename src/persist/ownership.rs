@@ -74,97 +74,100 @@ pub(super) fn send_claims(
 /// ([`ContainerArrived`]) and pickup, then [`ServerClaimed`]; a claim not
 /// made is reported ([`ClaimRefused`]).
 pub(super) fn spawn_claimed(
-    mut commands: Commands,
-    server: Res<AssetServer>,
-    mut ids: ResMut<PersistentEntities>,
-    mut tracked: ResMut<Tracked>,
-    arrivals: Res<Arrivals>,
-    mut said: ClaimOutcomes,
+    mut arriving: Arriving,
+    mut claimed: MessageWriter<ServerClaimed>,
+    mut refused: MessageWriter<ClaimRefused>,
 ) {
-    let Some(receiver) = &arrivals.claimed else {
-        return;
-    };
-    let claims: Vec<Claimed> = match receiver.lock() {
-        Ok(r) => r.try_iter().collect(),
-        Err(_) => return,
-    };
-    for Claimed { from, rows } in claims {
+    for Claimed { from, rows } in drain(&arriving.arrivals.claimed) {
         let (containers, pickups) = match rows {
             Ok(rows) => rows,
             Err(why) => {
                 let r = ClaimRefused { from, why };
                 error!("{r}");
-                said.refused.write(r);
+                refused.write(r);
                 continue;
             }
         };
-        let mut spawner = Spawner {
-            commands: &mut commands,
-            server: &server,
-            ids: &mut ids,
-            tracked: &mut tracked,
-        };
-        let containers = spawner.containers(containers);
-        let pickups: Vec<Entity> = pickups.into_iter().map(|p| spawner.pickup(p)).collect();
+        let containers = arriving.containers(containers);
+        let pickups = arriving.pickups(pickups);
         info!(
             "took over {} containers and {} pickups of {from}",
             containers.len(),
             pickups.len()
         );
-        let mut entities = Vec::with_capacity(containers.len());
-        for (id, container) in containers {
-            said.arrived.write(ContainerArrived { container, id });
-            entities.push(container);
-        }
-        said.claimed.write(ServerClaimed {
+        claimed.write(ServerClaimed {
             from,
-            containers: entities,
+            containers,
             pickups,
         });
     }
 }
 
-/// The facts a claim ends in.
-#[derive(bevy::ecs::system::SystemParam)]
-pub(super) struct ClaimOutcomes<'w> {
-    arrived: MessageWriter<'w, ContainerArrived>,
-    claimed: MessageWriter<'w, ServerClaimed>,
-    refused: MessageWriter<'w, ClaimRefused>,
+/// Spawns the containers handed to this server since the last frame,
+/// each once ([`ContainerArrived`]).
+pub(super) fn spawn_arrivals(mut arriving: Arriving) {
+    let rows = drain(&arriving.arrivals.receiver);
+    arriving.containers(rows);
 }
 
-/// Spawns the containers that arrived since the last frame, each once
-/// ([`ContainerArrived`]).
-pub(super) fn spawn_arrivals(
-    mut commands: Commands,
-    server: Res<AssetServer>,
-    mut ids: ResMut<PersistentEntities>,
-    mut tracked: ResMut<Tracked>,
-    arrivals: Res<Arrivals>,
-    mut arrived: MessageWriter<ContainerArrived>,
-) {
-    let Some(receiver) = &arrivals.receiver else {
-        return;
-    };
-    let rows: Vec<ContainerRow> = match receiver.lock() {
-        Ok(r) => r.try_iter().collect(),
-        Err(_) => return,
-    };
-    // one already in this world (heard of twice) is not spawned again
-    let rows: Vec<ContainerRow> = rows
-        .into_iter()
-        .filter(|row| ids.get(&row.id).is_none())
-        .collect();
-    if rows.is_empty() {
-        return;
+/// Everything the listener's channel `from` holds now (nothing when there
+/// is no listener).
+fn drain<T>(from: &Option<Mutex<Receiver<T>>>) -> Vec<T> {
+    from.as_ref()
+        .and_then(|r| r.lock().ok())
+        .map(|r| r.try_iter().collect())
+        .unwrap_or_default()
+}
+
+/// What spawning rows the listener read (hand-overs, claims) needs.
+#[derive(bevy::ecs::system::SystemParam)]
+pub(super) struct Arriving<'w, 's> {
+    commands: Commands<'w, 's>,
+    server: Res<'w, AssetServer>,
+    ids: ResMut<'w, PersistentEntities>,
+    tracked: ResMut<'w, Tracked>,
+    arrivals: Res<'w, Arrivals>,
+    arrived: MessageWriter<'w, ContainerArrived>,
+}
+
+impl<'w, 's> Arriving<'w, 's> {
+    fn spawner(&mut self) -> Spawner<'_, 'w, 's> {
+        Spawner {
+            commands: &mut self.commands,
+            server: &self.server,
+            ids: &mut self.ids,
+            tracked: &mut self.tracked,
+        }
     }
-    let mut spawner = Spawner {
-        commands: &mut commands,
-        server: &server,
-        ids: &mut ids,
-        tracked: &mut tracked,
-    };
-    for (id, container) in spawner.containers(rows) {
-        arrived.write(ContainerArrived { container, id });
+
+    /// Spawns the containers of `rows` not in this world yet (one heard
+    /// of twice is spawned once), each with a [`ContainerArrived`].
+    fn containers(&mut self, rows: Vec<ContainerRow>) -> Vec<Entity> {
+        let rows: Vec<ContainerRow> = rows
+            .into_iter()
+            .filter(|row| self.ids.get(&row.id).is_none())
+            .collect();
+        if rows.is_empty() {
+            return Vec::new();
+        }
+        let spawned = self.spawner().containers(rows);
+        spawned
+            .into_iter()
+            .map(|(id, container)| {
+                self.arrived.write(ContainerArrived { container, id });
+                container
+            })
+            .collect()
+    }
+
+    /// Spawns the pickups of `rows` not in this world yet.
+    fn pickups(&mut self, rows: Vec<PickupRow>) -> Vec<Entity> {
+        let rows: Vec<PickupRow> = rows
+            .into_iter()
+            .filter(|row| self.ids.get(&row.id).is_none())
+            .collect();
+        let mut spawner = self.spawner();
+        rows.into_iter().map(|row| spawner.pickup(row)).collect()
     }
 }
 

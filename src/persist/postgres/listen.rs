@@ -78,25 +78,24 @@ struct Game {
     claimed: Sender<Claimed>,
 }
 
-/// Makes the claims the game asked for since the last look. A claim the
-/// database refused is answered with why; a broken connection ends the
-/// look (the listener connects again), the claim answered with why.
+/// Makes the claims the game asked for since the last look, each answered
+/// (with why, when the database refused it); whether the connection is
+/// still good and the game still listens (if not, the listener connects
+/// again, or stops).
 fn make_claims(
     client: &mut Client,
     name: &str,
     server: &ServerId,
     epochs: &Epochs,
     to: &Game,
-) -> Result<(), ()> {
+) -> bool {
     for from in to.claims.try_iter() {
-        let made = super::claim(client, name, server, &from, epochs);
-        let broken = client.is_closed();
-        let rows = made.map_err(|e| e.to_string());
-        if to.claimed.send(Claimed { from, rows }).is_err() || broken {
-            return Err(());
+        let rows = super::claim(client, name, server, &from, epochs).map_err(|e| e.to_string());
+        if to.claimed.send(Claimed { from, rows }).is_err() || client.is_closed() {
+            return false;
         }
     }
-    Ok(())
+    true
 }
 
 fn listen(
@@ -148,7 +147,7 @@ fn listen(
                     break;
                 }
             }
-            if make_claims(&mut client, name, server, epochs, to).is_err() {
+            if !make_claims(&mut client, name, server, epochs, to) {
                 break;
             }
             let mut heard = client.notifications();

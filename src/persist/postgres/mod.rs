@@ -216,9 +216,7 @@ impl PostgresStore {
             &self.epochs,
         )
     }
-}
 
-impl PostgresStore {
     /// The ids this server owns at an epoch that no row has any more
     /// under this server: taken by another server since.
     fn taken_away(&mut self) -> Result<Vec<String>, postgres::Error> {
