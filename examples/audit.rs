@@ -3,7 +3,7 @@
 //! Designers run it as the `bevy-container` binary:
 //!
 //! ```text
-//! cargo install bevy_container --features cli
+//! cargo install --locked --path tools/bevy-container-cli
 //! bevy-container audit assets/backpack.adoption.json --prose assets/design [--tuning FILE]
 //! ```
 //!

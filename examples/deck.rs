@@ -65,7 +65,7 @@ pub fn run() -> Vec<String> {
         .run_system_once(move |mut c: Containers| c.take(deck, "spark", 4, None))
         .expect("runs");
     if let Ok(t) = played {
-        lines.push(format!("play: {t}; {}", show(&app, deck)));
+        lines.push(format!("play: {}; {}", t.outcome, show(&app, deck)));
     }
     // the deck's budget shrinks to 10 points: cards leave by the rules
     let shrunk = app
@@ -75,7 +75,7 @@ pub fn run() -> Vec<String> {
         })
         .expect("runs");
     if let Ok(f) = shrunk {
-        lines.push(format!("budget 10: {f}; {}", show(&app, deck)));
+        lines.push(format!("budget 10: {}; {}", f.outcome, show(&app, deck)));
     }
     lines
 }

@@ -92,7 +92,7 @@ pub fn run() -> Vec<String> {
             .run_system_once(move |mut c: Containers| c.transfer(from, to, &request))
             .expect("the drag runs");
         let said = match moved {
-            Ok(t) => match (t.refused, &t.swapped) {
+            Ok(t) => match (t.outcome.refused, &t.outcome.swapped) {
                 (Some(reason), _) => format!("refused ({reason})"),
                 (None, Some(s)) => format!("done, the {} came back", s.item),
                 (None, None) => "done".to_string(),

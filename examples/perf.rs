@@ -699,10 +699,20 @@ impl FrameRace {
         };
         let (a, b) = (kind(|r| r.0), kind(|r| r.1));
         let (a_fast, b_fast) = (quantile(a.clone(), 0.0), quantile(b.clone(), 0.0));
+        let (a_p99, b_p99) = (quantile(a.clone(), 0.99), quantile(b.clone(), 0.99));
         println!("time {a_name} {:.3} ms (median)", quantile(a, 0.5) * 1e3);
         println!("time {b_name} {:.3} ms (median)", quantile(b, 0.5) * 1e3);
         println!("ratio {ratio} {:.3}", self.median_ratio());
         println!("ratio {ratio}-fastest {:.3}", a_fast / b_fast);
+        // the frames a player feels: each kind's 99th percentile
+        let tail = ratio.replacen("-vs-frame", "-p99-vs-frame-p99", 1);
+        println!(
+            "ratio {tail} {:.3} (over {} frames of each kind: {:.3} ms against {:.3} ms)",
+            a_p99 / b_p99,
+            self.rounds.len(),
+            a_p99 * 1e3,
+            b_p99 * 1e3
+        );
     }
 }
 
@@ -880,21 +890,19 @@ fn replication_bytes() -> (f64, f64) {
 
 /// The PostgreSQL figures: `postgres-frame-vs-frame` (the race of
 /// `persist-frame-vs-frame`, with every persisted app on a database of its
-/// own in one local PostgreSQL), `postgres-writes-per-second` with the row
-/// size and the durability it ran under, and `handoff-ms-p99`.
+/// own in one local PostgreSQL with `fsync` on, as PostgreSQL ships),
+/// `postgres-writes-per-second` with the row size and the durability it
+/// ran under, the same with `fsync` off and with a synchronous standby
+/// (and `postgres-frame-vs-frame-sync-standby`), `failover-ms-p99`,
+/// `handoff-ms-p99` and `cross-server-delivery-ms-p99`.
 fn postgres_figures(race_frames: bool, hand_over: bool, mail: bool) {
-    use bevy_container::persist::ThrowawayPostgres;
-    let pg = match std::env::var("BEVY_CONTAINER_PG") {
-        Ok(url) if !url.is_empty() => None,
-        _ => Some(ThrowawayPostgres::start().unwrap_or_else(|e| panic!("{e}"))),
+    use bevy_container::persist::{Replication, ThrowawayOptions, ThrowawayPostgres};
+    let start = |standby: Option<Replication>, fsync: bool| {
+        ThrowawayPostgres::start_with(ThrowawayOptions { standby, fsync })
+            .unwrap_or_else(|e| panic!("{e}"))
     };
-    let database = |name: &str| -> String {
-        match &pg {
-            Some(pg) => pg.database(name),
-            None => ThrowawayPostgres::url_for_tests(name).map(|(_, url)| url),
-        }
-        .unwrap_or_else(|e| panic!("{e}"))
-    };
+    let pg = start(None, true);
+    let database = |name: &str| pg.database(name).unwrap_or_else(|e| panic!("{e}"));
     if hand_over {
         handoff(&database("perf_handoff"));
     }
@@ -904,38 +912,190 @@ fn postgres_figures(race_frames: bool, hand_over: bool, mail: bool) {
     if !race_frames {
         return;
     }
+    let stats = postgres_race(&pg, "postgres-frame-vs-frame", "", true);
+    print_writes("postgres-writes-per-second", &stats);
+    drop(pg);
+    let fsync_off = start(None, false);
+    let stats = postgres_race(
+        &fsync_off,
+        "postgres-frame-vs-frame-fsync-off",
+        "-fsync-off",
+        false,
+    );
+    print_writes("postgres-writes-per-second-fsync-off", &stats);
+    drop(fsync_off);
+    let standby = start(Some(Replication::Synchronous), true);
+    let stats = postgres_race(
+        &standby,
+        "postgres-frame-vs-frame-sync-standby",
+        "-sync-standby",
+        false,
+    );
+    print_writes("postgres-writes-per-second-sync-standby", &stats);
+    failover(&standby);
+}
+
+/// What the writers of a PostgreSQL race did, and the durability it ran
+/// under.
+struct PostgresRun {
+    writer: bevy_container::persist::WriterStats,
+    row: f64,
+    synchronous_commit: String,
+    fsync: String,
+    standby: String,
+}
+
+fn print_writes(name: &str, run: &PostgresRun) {
+    println!(
+        "ratio {name} {:.0} ({} transactions, rows of {:.0} bytes of save JSON, synchronous_commit={}, fsync={}, synchronous_standby_names='{}')",
+        run.writer.containers_per_second(),
+        run.writer.transactions,
+        run.row,
+        run.synchronous_commit,
+        run.fsync,
+        run.standby
+    );
+}
+
+/// The frame race on `pg`, printed as `ratio`; `tag` names its frames.
+fn postgres_race(
+    pg: &bevy_container::persist::ThrowawayPostgres,
+    ratio: &str,
+    tag: &str,
+    hand_over: bool,
+) -> PostgresRun {
     let mut urls = Vec::new();
     let (race, figures) = frame_races(|persisted| {
         if !persisted {
             return Side::new(Executor::Parallel, None);
         }
-        let url = database(&format!("perf_frame_{}", urls.len()));
+        let url = pg
+            .database(&format!("perf_frame_{}", urls.len()))
+            .unwrap_or_else(|e| panic!("{e}"));
         urls.push(url.clone());
         Side::new(Executor::Parallel, Some(std::path::Path::new(&url)))
     });
     race.print(
-        "postgres-frame-vs-frame",
-        "postgres-frame-1k-of-10k",
-        "plain-frame-1k-of-10k-postgres-race",
+        ratio,
+        &format!("postgres-frame-1k-of-10k{tag}"),
+        &format!("plain-frame-1k-of-10k-postgres-race{tag}"),
     );
-    figures.print_hand_over("postgres-hand-over-1k-of-10k");
-    let stats = figures.writer;
+    if hand_over {
+        figures.print_hand_over("postgres-hand-over-1k-of-10k");
+    }
     let mut c = postgres::Client::connect(&urls[0], postgres::NoTls).expect("connects");
-    let show = |c: &mut postgres::Client, what: &str| -> String {
+    let mut show = |what: &str| -> String {
         c.query_one(&format!("SHOW {what}"), &[])
             .map(|r| r.get(0))
             .unwrap_or_default()
     };
+    let (synchronous_commit, fsync, standby) = (
+        show("synchronous_commit"),
+        show("fsync"),
+        show("synchronous_standby_names"),
+    );
     let row: f64 = c
         .query_one("SELECT avg(length(contents))::float8 FROM containers", &[])
         .map(|r| r.get(0))
         .unwrap_or_default();
+    PostgresRun {
+        writer: figures.writer,
+        row,
+        synchronous_commit,
+        fsync,
+        standby,
+    }
+}
+
+/// `failover-ms-p99`: a server at 60 frames a second changing a backpack
+/// every frame while the primary dies (stopped at once) and the
+/// synchronous standby is promoted, as a failover manager does at once;
+/// from the primary's death to the first frame committed on the new
+/// primary, over 6 failovers (a new standby made after each), with its
+/// stages: the writer noticed (its connection broke), reconnected, and
+/// committed.
+fn failover(pg: &bevy_container::persist::ThrowawayPostgres) {
+    use bevy::prelude::*;
+    use bevy_container::persist::{DatabaseWriter, PersistentId};
+    use bevy_container::plugin::{Container, ContainerContents, ContainerRequest, Deliver, Take};
+    let url = pg
+        .database("perf_failover")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut app = zone_server(&url, "perf-failover");
+    let adoption = app
+        .world()
+        .resource::<AssetServer>()
+        .load("backpack.adoption.json");
+    let pack = app
+        .world_mut()
+        .spawn((PersistentId::new("failover-pack"), Container::new(adoption)))
+        .id();
+    while !app
+        .world()
+        .get::<ContainerContents>(pack)
+        .is_some_and(ContainerContents::is_ready)
+    {
+        app.update();
+    }
+    let tick = Duration::from_micros(16_667);
+    let frame = |app: &mut App, n: u64| {
+        let r: ContainerRequest = if n.is_multiple_of(2) {
+            Deliver::new(pack, "berries", 1).into()
+        } else {
+            Take::new(pack, "berries", 1).into()
+        };
+        app.world_mut().write_message(r);
+        app.update();
+        std::thread::sleep(tick);
+    };
+    let stats = |app: &App| app.world().resource::<DatabaseWriter>().stats();
+    let (mut total, mut noticed, mut reconnected) = (Vec::new(), Vec::new(), Vec::new());
+    let mut n = 0;
+    for _ in 0..6 {
+        for _ in 0..30 {
+            n += 1;
+            frame(&mut app, n);
+        }
+        let before = stats(&app);
+        let died = Instant::now();
+        let (mut seen_notice, mut seen_reconnect) = (None, None);
+        std::thread::scope(|s| {
+            let promoting = s.spawn(|| pg.fail_over().unwrap_or_else(|e| panic!("{e}")));
+            loop {
+                n += 1;
+                frame(&mut app, n);
+                let now = stats(&app);
+                if seen_notice.is_none() && now.disconnects > before.disconnects {
+                    seen_notice = Some(died.elapsed());
+                }
+                if seen_reconnect.is_none() && now.reconnects > before.reconnects {
+                    seen_reconnect = Some(died.elapsed());
+                }
+                if now.reconnects > before.reconnects
+                    && now.written_frame > before.written_frame + 1
+                {
+                    total.push(died.elapsed().as_secs_f64() * 1e3);
+                    break;
+                }
+                assert!(
+                    died.elapsed() < Duration::from_secs(30),
+                    "no commit after the failover"
+                );
+            }
+            promoting.join().expect("promoted");
+        });
+        noticed.push(seen_notice.unwrap_or_default().as_secs_f64() * 1e3);
+        reconnected.push(seen_reconnect.unwrap_or_default().as_secs_f64() * 1e3);
+        pg.make_standby().unwrap_or_else(|e| panic!("{e}"));
+    }
     println!(
-        "ratio postgres-writes-per-second {:.0} ({} transactions, rows of {row:.0} bytes of save JSON, synchronous_commit={}, fsync={})",
-        stats.containers_per_second(),
-        stats.transactions,
-        show(&mut c, "synchronous_commit"),
-        show(&mut c, "fsync")
+        "ratio failover-ms-p99 {:.0} (over {} failovers; median {:.0}; stages at the median: noticed {:.0} ms, reconnected {:.0} ms, first commit {:.0} ms)",
+        quantile(total.clone(), 0.99),
+        total.len(),
+        quantile(total.clone(), 0.5),
+        quantile(noticed, 0.5),
+        quantile(reconnected, 0.5),
+        quantile(total, 0.5)
     );
 }
 

@@ -5,7 +5,7 @@
 //! Designers run it as the `bevy-container` binary:
 //!
 //! ```text
-//! cargo install bevy_container --features cli
+//! cargo install --locked --path tools/bevy-container-cli
 //! bevy-container replay assets/dnd/occurrences.json \
 //!     --registry assets/dnd/registry.json --holders assets/dnd/holders.ron [--json]
 //! ```

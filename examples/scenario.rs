@@ -7,8 +7,9 @@
 //! ```
 //!
 //! Designers run the same runner as the `bevy-container` binary
-//! (`cargo install bevy_container --features cli`, and `cli,replicon` for
-//! `--replicon`): `bevy-container scenario [--ecs] FILE.json`. This example
+//! (`cargo install --locked --path tools/bevy-container-cli`, with
+//! `--features replicon` for `--replicon` and `scene` for
+//! `--through-scene`): `bevy-container scenario [--ecs] FILE.json`. This example
 //! calls it (`bevy_container::cli::scenario`) and is built with every mode.
 //!
 //! With `--ecs` the steps go through the Bevy plugin in a headless `App`

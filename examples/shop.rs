@@ -110,7 +110,7 @@ fn buy(c: &mut Containers, shop: Entity, bag: Entity, item: &str, n: u32) -> Str
     let coins = c.transfer(bag, shop, &TransferRequest::item("coin", price));
     let goods = c.transfer(shop, bag, &TransferRequest::item(item, n));
     match (coins, goods) {
-        (Ok(p), Ok(g)) if p.moved == price && g.moved == n => {
+        (Ok(p), Ok(g)) if p.outcome.moved == price && g.outcome.moved == n => {
             format!("bought for {price} coins")
         }
         // checked above, so never: but say so rather than hide it

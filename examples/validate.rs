@@ -4,7 +4,7 @@
 //! renderer or network crate:
 //!
 //! ```text
-//! cargo install bevy_container --features cli
+//! cargo install --locked --path tools/bevy-container-cli
 //! bevy-container validate assets/backpack.adoption.json [MORE FILES...] [--tuning FILE] [--prose DIR]
 //! ```
 //!

@@ -46,18 +46,28 @@ mod splitmix;
 #[cfg(feature = "ui")]
 pub mod ui;
 
-/// The types most games need.
+/// The types a game names in its first hour: the plugin, its components,
+/// every request and its outcome, the reasons and limits outcomes give,
+/// items and their properties, saves, and the engine alone (`Contents`
+/// with its `Rules`). With `use bevy::prelude::*;` beside it, the
+/// README's and the guide's examples need no other import of this crate.
 pub mod prelude {
     pub use crate::adoption::{Adoption, Report, Tuning};
-    pub use crate::contents::{Contents, ItemType, SlotRules, TransferRequest};
-    pub use crate::plugin::{
-        AdoptionAsset, AdoptionRejected, Container, ContainerCommandsExt, ContainerContents,
-        ContainerPlugin, ContainerReady, ContainerRequest, ContainerSaveRefused, ContainerSystems,
-        ContainerTuning, Containers, Deliver, DespawnPolicy, Fallback, ItemsDelivered,
-        ItemsForcedOut, ItemsTaken, ItemsTransferred, LoosePickup, MoveItems, NotAnswered,
-        OverflowStore, PickUp, PropsChanged, RequestUnanswered, SetProps, Settled, Take, Transfer,
+    pub use crate::contents::{
+        Acceptance, Cause, Contents, ItemType, LimitedBy, PropsAt, Reason, SlotRules,
+        TransferRequest,
     };
-    pub use crate::props::{PropValue, Props};
-    pub use crate::rules::Rules;
-    pub use crate::save::SavedContents;
+    pub use crate::decimal::Decimal;
+    pub use crate::plugin::{
+        AdoptionAsset, AdoptionRejected, AdoptionWarned, Container, ContainerCommandsExt,
+        ContainerContents, ContainerLeftWorld, ContainerPlugin, ContainerReady,
+        ContainerRearranged, ContainerRequest, ContainerSaveRefused, ContainerSpilled,
+        ContainerStatus, ContainerSystems, ContainerTuning, Containers, Deliver, DespawnPolicy,
+        EmptyForGoneOwner, Fallback, ItemsDelivered, ItemsForcedOut, ItemsTaken, ItemsTransferred,
+        LoadError, LoosePickup, MoveItems, NotAnswered, OverflowStore, PickUp, PropsChanged,
+        RequestUnanswered, Resize, SetProps, Settled, Sort, Take, Transfer,
+    };
+    pub use crate::props::{Kind, PropNumber, PropValue, Props};
+    pub use crate::rules::{LeftoverDestination, Rules};
+    pub use crate::save::{AdoptionId, SavedContents};
 }

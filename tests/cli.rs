@@ -1,6 +1,8 @@
 //! The `bevy-container` binary (feature `cli`), run as a designer runs it:
 //! its exit codes, what it prints, and that its dependency tree has no
-//! window, renderer or network crate.
+//! window, renderer or network crate; the tool crate's
+//! (`tools/bevy-container-cli`, a workspace member) has no window, image
+//! or GPU-data crate at all.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -177,7 +179,7 @@ fn scenario_names_the_feature_a_mode_needs() {
     let out = bin(&["scenario", "--ecs", "--replicon", case]);
     assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     assert!(
-        stderr(&out).contains("--features cli,replicon"),
+        stderr(&out).contains("--features replicon"),
         "{}",
         stderr(&out)
     );
@@ -225,40 +227,62 @@ const NOT_IN_THE_BINARY: [&str; 9] = [
     "bevy_winit",
 ];
 
-#[test]
-fn the_binary_builds_no_window_renderer_or_network_crate() {
+/// The names of the crates `cargo tree` lists for `args` (normal
+/// dependencies only), run in the crate's folder.
+fn tree_names(args: &[&str]) -> (Vec<String>, String) {
     let out = Command::new(env!("CARGO"))
         .args([
-            "tree",
-            "-e",
-            "normal",
-            "--features",
-            "cli",
-            "--prefix",
-            "none",
-            "--format",
-            "{p}",
+            "tree", "-e", "normal", "--prefix", "none", "--format", "{p}",
         ])
+        .args(args)
         .current_dir(root())
         .output()
         .expect("cargo runs");
     assert!(out.status.success(), "cargo tree failed:\n{}", stderr(&out));
     let tree = stdout(&out);
-    let names: Vec<&str> = tree
+    let names = tree
         .lines()
         .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
         .collect();
+    (names, tree)
+}
+
+#[test]
+fn the_binary_builds_no_window_renderer_or_network_crate() {
+    let (names, tree) = tree_names(&["--features", "cli"]);
     assert!(
-        names.contains(&"bevy_container"),
+        names.iter().any(|n| n == "bevy_container"),
         "cargo tree printed the crate:\n{tree}"
     );
     // `wgpu-types` is plain data (texture formats and the like) that the
     // default `scene` feature brings through Bevy's camera and image types;
     // no GPU backend comes with it
-    let bad: Vec<&str> = names
+    let bad: Vec<&String> = names
         .iter()
-        .copied()
         .filter(|n| *n != "wgpu-types" && NOT_IN_THE_BINARY.iter().any(|b| n.starts_with(b)))
         .collect();
     assert!(bad.is_empty(), "the cli build pulls in {bad:?}:\n{tree}");
+}
+
+/// What the designers' tool as its own crate (tools/bevy-container-cli,
+/// bevy_container without default features) does not build either: no
+/// window, image or GPU-data crate at all.
+const NOT_IN_THE_TOOL: [&str; 4] = ["bevy_window", "bevy_image", "image", "wgpu-types"];
+
+#[test]
+fn the_tool_crate_builds_the_engine_only() {
+    let (names, tree) = tree_names(&["-p", "bevy-container-cli"]);
+    assert!(
+        names.iter().any(|n| n == "bevy_container"),
+        "cargo tree printed the crate:\n{tree}"
+    );
+    let bad: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            NOT_IN_THE_TOOL.contains(&n.as_str())
+                || NOT_IN_THE_BINARY.iter().any(|b| n.starts_with(b))
+        })
+        .collect();
+    assert!(bad.is_empty(), "the tool crate pulls in {bad:?}:\n{tree}");
 }

@@ -1,15 +1,20 @@
 //! A game team's first hour (issue 54), under a headless setup with no
-//! `LogPlugin` (`MinimalPlugins` alone), where no log line can help: a
-//! misspelled adoption file is
+//! `LogPlugin` (`MinimalPlugins` alone): a misspelled adoption file is
 //! refused where a query, a message and a request's answer see it; a file
 //! with warnings works and says so once; a container spawned with its
 //! save holds it once its adoption loads, and a save that does not load
-//! is reported and kept.
+//! is reported and kept. And its first week (issue 59): a refused file and
+//! a file's warnings reach stderr once without a log, and with
+//! `LogPlugin` each problem is logged once (a child process of this test
+//! binary runs the app, so its stderr can be read).
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use bevy::ecs::system::RunSystemOnce;
+use bevy::log::LogPlugin;
 use bevy::prelude::*;
+use bevy_container::adoption::{self, Context, Format};
 use bevy_container::plugin::*;
 use bevy_container::props::Props;
 use bevy_container::save::SavedContents;
@@ -175,7 +180,10 @@ fn a_misspelled_adoption_is_refused_on_the_container_in_a_message_and_in_answers
     match &unanswered[0].reason {
         NotAnswered::AdoptionRefused { container, reason } => {
             assert_eq!(*container, bag);
+            // where the problems are, not each problem again: every
+            // unanswered request is logged
             assert!(reason.contains("/answers/fill-order"), "{reason}");
+            assert!(!reason.contains('\n'), "{reason}");
         }
         other => panic!("answered as refused: {other:?}"),
     }
@@ -420,4 +428,162 @@ fn the_documented_reading_patterns_run_beside_containers() {
     assert_eq!(read.gifts, 2);
     assert_eq!(contents(&app, player).count("herb"), 6);
     assert_eq!(read.held.last(), Some(&6), "{:?}", read.held);
+}
+
+/// Set in a child process of this test binary: which app
+/// `child_app_with_a_refused_and_a_warned_adoption` builds (`silent`:
+/// `MinimalPlugins` alone; `log`: with `LogPlugin`). Unset, that test does
+/// nothing.
+const CHILD_APP: &str = "BEVY_CONTAINER_FIRST_HOUR_CHILD_APP";
+/// Set with [`CHILD_APP`]: the child app's asset folder.
+const CHILD_ASSETS: &str = "BEVY_CONTAINER_FIRST_HOUR_CHILD_ASSETS";
+
+/// The pouch misspelled (an error at /answers/fill-order), with a field
+/// the contract does not know (a warning at /colour).
+fn broken_pouch() -> String {
+    pouch("fill-up").replacen('{', r#"{"colour": "red", "#, 1)
+}
+
+/// The pouch with a field the contract does not know: warnings only.
+fn warned_pouch() -> String {
+    pouch("top-up-then-first-empty").replacen('{', r#"{"colour": "red", "#, 1)
+}
+
+/// Each `FILE: problem` line of `text`'s report, as the plugin writes it.
+fn problem_lines(file: &str, text: &str) -> Vec<String> {
+    let (report, _) = adoption::check(text.as_bytes(), Format::Json, Context::default());
+    assert!(!report.problems.is_empty(), "{file} has problems");
+    report.render(file).lines().map(str::to_string).collect()
+}
+
+/// Not a test of its own: the app a child process runs for the two tests
+/// below (it returns at once without [`CHILD_APP`]). A refused file and a
+/// file with warnings load; two requests go to the refused container.
+#[test]
+#[ignore = "the child process of the stderr and log tests below, started by them"]
+fn child_app_with_a_refused_and_a_warned_adoption() {
+    let Ok(mode) = std::env::var(CHILD_APP) else {
+        return;
+    };
+    let dir = std::env::var(CHILD_ASSETS).expect("the child's asset folder");
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins);
+    if mode == "log" {
+        app.add_plugins(LogPlugin::default());
+    }
+    app.add_plugins((
+        AssetPlugin {
+            file_path: dir,
+            ..default()
+        },
+        ContainerPlugin::default(),
+    ));
+    app.init_resource::<Seen>().add_systems(Last, collect);
+    let broken = load(&app, "broken.adoption.json");
+    let warned = load(&app, "warned.adoption.json");
+    let bag = spawn(&mut app, Container::new(broken));
+    let warned_bag = spawn(&mut app, Container::new(warned));
+    update_until(&mut app, "the refusal and the warnings", |app| {
+        matches!(status(app, bag), ContainerStatus::AdoptionRefused { .. })
+            && status(app, warned_bag) == ContainerStatus::Ready
+            && !seen(app).warned.is_empty()
+    });
+    // each request is answered (and logged), without the problems again
+    deliver(&mut app, Deliver::new(bag, "herb", 3));
+    deliver(&mut app, Deliver::new(bag, "herb", 1));
+    for _ in 0..3 {
+        app.update();
+    }
+    assert_eq!(seen(&app).rejected.len(), 1);
+    assert_eq!(seen(&app).warned.len(), 1);
+    assert_eq!(seen(&app).unanswered.len(), 2);
+}
+
+/// Runs the child app in a child process of this test binary, as `mode`
+/// says, and returns what it wrote (stdout, then stderr).
+fn child_output(mode: &str) -> String {
+    let dir = assets_with(
+        &format!("child_{mode}"),
+        &[
+            ("broken.adoption.json", &broken_pouch()),
+            ("warned.adoption.json", &warned_pouch()),
+        ],
+    );
+    let out = Command::new(std::env::current_exe().expect("this test binary"))
+        .args([
+            "child_app_with_a_refused_and_a_warned_adoption",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_APP, mode)
+        .env(CHILD_ASSETS, &dir)
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("this test binary runs as a child");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "the child app failed:\n{text}");
+    text
+}
+
+/// Each problem line of both files is in `text` exactly once.
+fn assert_each_problem_once(text: &str) {
+    let lines = [
+        problem_lines("broken.adoption.json", &broken_pouch()),
+        problem_lines("warned.adoption.json", &warned_pouch()),
+    ];
+    for line in lines.iter().flatten() {
+        assert_eq!(
+            text.matches(line.as_str()).count(),
+            1,
+            "once: {line}\nin:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn without_a_log_a_refused_adoption_and_warnings_reach_stderr_once() {
+    let text = child_output("silent");
+    assert!(
+        problem_lines("broken.adoption.json", &broken_pouch())
+            .iter()
+            .any(|l| l.contains("error at /answers/fill-order")),
+        "the broken pouch has its error"
+    );
+    assert_each_problem_once(&text);
+    // the refusal, once: the file, where its errors are, each problem and
+    // what it means for the containers
+    let refusal = "ERROR bevy_container: broken.adoption.json: the adoption has ";
+    assert_eq!(text.matches(refusal).count(), 1, "{text}");
+    let headline = text.lines().find(|l| l.starts_with(refusal));
+    assert!(
+        headline.is_some_and(|l| l.contains("/answers/fill-order")),
+        "{text}"
+    );
+    let consequence = "have no rules and answer no requests";
+    assert_eq!(text.matches(consequence).count(), 1, "{text}");
+    let warned = "WARN bevy_container: warned.adoption.json: the adoption loaded with warnings";
+    assert_eq!(text.matches(warned).count(), 1, "{text}");
+}
+
+#[test]
+fn with_log_plugin_each_problem_is_logged_once() {
+    let text = child_output("log");
+    assert_each_problem_once(&text);
+    // the asset server logs its own line: it names where the errors are,
+    // not what they are (nor does each request's warning)
+    assert!(
+        text.contains("the ContainerPlugin reports each problem with its fix"),
+        "{text}"
+    );
+    // logged, not also written to stderr by the plugin
+    assert!(!text.contains("ERROR bevy_container: "), "{text}");
+    assert!(!text.contains("WARN bevy_container: "), "{text}");
 }

@@ -313,21 +313,129 @@ fn containers_param_answers_immediately() {
     let mut app = app();
     let (bag, _) = spawn(&mut app, seed(), Vec3::ZERO);
     deliver(&mut app, bag, "berries", 5, None);
-    let got = app
+    let (taken, left) = app
         .world_mut()
         .run_system_once(move |mut c: Containers| {
-            let taken = c.take(bag, "berries", 3, None).unwrap();
-            (taken.taken, c.count(bag, "berries"))
+            // the same outcome type the message carries, as `deliver` returns `ItemsDelivered`
+            let taken: ItemsTaken = c.take(bag, "berries", 3, None).unwrap();
+            (taken, c.count(bag, "berries"))
         })
         .unwrap();
-    assert_eq!(got, (3, 2));
+    assert_eq!((taken.container, taken.outcome.taken, left), (bag, 3, 2));
     assert_eq!(
         app.world().resource::<Seen>().taken.len(),
         0,
         "collected next frame"
     );
     app.update();
-    assert_eq!(app.world().resource::<Seen>().taken.len(), 1);
+    // what the call returned is the message written
+    assert_eq!(app.world().resource::<Seen>().taken, [taken]);
+}
+
+#[test]
+fn a_take_reads_as_a_log_line() {
+    let mut app = app();
+    let (bag, _) = spawn(&mut app, seed(), Vec3::ZERO);
+    deliver(&mut app, bag, "berries", 25, None); // 20 in slot 0, 5 in slot 1
+    send(&mut app, Take::new(bag, "berries", 4).from_slot(1));
+    let taken = app
+        .world()
+        .resource::<Seen>()
+        .taken
+        .last()
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        taken.to_string(),
+        format!("container {bag}: took 4 berries from slot 2")
+    );
+    app.world_mut()
+        .entity_mut(bag)
+        .insert(Name::new("backpack"));
+    let line = app
+        .world_mut()
+        .run_system_once(move |names: Query<&Name>| taken.describe(&names))
+        .unwrap();
+    assert_eq!(line, "backpack: took 4 berries from slot 2");
+}
+
+#[test]
+fn a_delivery_that_stops_short_says_why_in_its_text() {
+    let mut app = app();
+    let (bag, _) = spawn(&mut app, arrows("left-where-it-is", 1), Vec3::ZERO);
+    // one slot of 5 arrows: 3 are left where they are, for want of a slot
+    let out = deliver(&mut app, bag, "arrow", 8, None);
+    assert_eq!(
+        out.outcome.limited_by,
+        Some(bevy_container::contents::LimitedBy::Slots)
+    );
+    assert_eq!(
+        out.outcome.to_string(),
+        "8 arrow: 5 to slot 1; 3 left where it is: no room: every slot it may use is taken"
+    );
+    let line = out.to_string();
+    assert!(
+        line.starts_with(&format!(
+            "container {bag}: 8 arrow: 5 to slot 1; 3 left where it is: no room: every slot it may use is taken ("
+        )),
+        "{line}"
+    );
+    // everything accepted: no reason is given
+    send(&mut app, Take::new(bag, "arrow", 5));
+    let all = deliver(&mut app, bag, "arrow", 2, None);
+    assert_eq!(all.outcome.to_string(), "2 arrow: 2 to slot 1");
+}
+
+#[test]
+fn would_accept_why_on_the_component_agrees_with_the_engine() {
+    let mut app = app();
+    let (bag, _) = spawn(&mut app, seed(), Vec3::ZERO);
+    deliver(&mut app, bag, "berries", 18, None); // slot 0
+    deliver(&mut app, bag, "letter", 1, None); // slot 1
+    let contents = app.world().get::<ContainerContents>(bag).unwrap();
+    let engine = contents.engine().expect("the rules are attached");
+    let asks: [(&str, u32, Option<u32>); 6] = [
+        ("berries", 5, Some(0)),
+        ("berries", 5, None),
+        ("berries", 5, Some(1)),
+        ("berries", 5, Some(12)),
+        ("berries", 500, None),
+        ("axe", 0, Some(0)),
+    ];
+    for (item, amount, slot) in asks {
+        assert_eq!(
+            contents.would_accept_why(item, amount, slot),
+            engine.would_accept_why(item, amount, slot),
+            "{amount} {item} into {slot:?}"
+        );
+    }
+    let onto = contents.would_accept_why("berries", 5, Some(0));
+    assert_eq!(
+        (onto.accepted, onto.limited_by),
+        (2, Some(bevy_container::contents::LimitedBy::StackLimit))
+    );
+    // and through `Containers`, the container named first
+    let through = app
+        .world_mut()
+        .run_system_once(move |c: Containers| c.would_accept_why(bag, "berries", 5, Some(0)))
+        .unwrap();
+    assert_eq!(through, Ok(onto));
+    let nobody = app.world_mut().spawn_empty().id();
+    let none = app
+        .world_mut()
+        .run_system_once(move |c: Containers| c.would_accept_why(nobody, "berries", 5, None))
+        .unwrap();
+    assert_eq!(none, Err(NotAnswered::NotAContainer(nobody)));
+}
+
+#[test]
+fn would_accept_why_before_the_rules_attach_is_not_ready() {
+    let contents = ContainerContents::default();
+    let dry = contents.would_accept_why("berries", 5, None);
+    assert_eq!(
+        (dry.accepted, dry.refused, dry.limited_by),
+        (0, Some(bevy_container::contents::Reason::NotReady), None)
+    );
 }
 
 #[test]

@@ -411,6 +411,30 @@ fn errors_name_what_is_wrong_and_the_fix() {
     let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connects");
     c.batch_execute("CREATE ROLE game LOGIN PASSWORD 'right'; GRANT ALL ON DATABASE auth TO game; ALTER DATABASE auth OWNER TO game")
         .expect("a role");
+    // PostgreSQL's own advice: a database or a role that does not exist,
+    // a permission missing
+    let dir = pg.socket_dir().display().to_string();
+    let advice = [
+        (
+            format!("postgresql://postgres@/no_such_world?host={dir}"),
+            "createdb",
+        ),
+        (format!("postgresql://ghost@/auth?host={dir}"), "createuser"),
+        (format!("postgresql://player@/auth?host={dir}"), "GRANT"),
+    ];
+    c.batch_execute("CREATE ROLE player LOGIN")
+        .expect("a role without rights");
+    for (target, fix) in advice {
+        match ContainerDatabase::open(&target) {
+            Err(e @ DatabaseError::Refused { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains(fix), "{target}: {text}");
+                assert!(!text.contains("check the path and its folder"), "{text}");
+            }
+            Err(e) => panic!("{target}: PostgreSQL's refusal, not {e}"),
+            Ok(_) => panic!("{target} opened"),
+        }
+    }
     let hba = pg.socket_dir().join("data").join("pg_hba.conf");
     std::fs::write(
         &hba,

@@ -23,7 +23,7 @@ use bevy::prelude::*;
 use bevy_container::adoption::Format;
 use bevy_container::persist::{
     ContainerDatabase, ContainerDatabasePlugin, DatabaseError, DatabaseWriter, HandOver,
-    PersistentId, SendMail, ServerId, ThrowawayPostgres,
+    PersistentId, Replication, SendMail, ServerId, ThrowawayOptions, ThrowawayPostgres,
 };
 use bevy_container::plugin::*;
 use bevy_container::save::SavedContents;
@@ -515,6 +515,68 @@ fn servers_killed_at_random_lose_and_double_nothing() {
     assert!(moved > 0, "bags were handed over: {by_owner:?}");
     eprintln!(
         "postgres kill test: 21 kills, {moved} bags away from their first server at the end, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn servers_through_failovers_of_the_primary_lose_and_double_nothing() {
+    watchdog(Duration::from_secs(600));
+    let assets = assets();
+    let pg = ThrowawayPostgres::start_with(ThrowawayOptions {
+        standby: Some(Replication::Synchronous),
+        ..ThrowawayOptions::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let url = pg
+        .database("failover-kill")
+        .unwrap_or_else(|e| panic!("{e}"));
+    first_world(&assets, &url);
+    let (_, expected) = database(&url);
+    let mut rng = Rng(0x00FA_110F_0058);
+    let mut servers: Vec<Server> = SERVERS
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Server::start(s, 200 + i as u64, true, &assets, &url))
+        .collect();
+    let (mut failovers, mut kills) = (0, 0);
+    let started = Instant::now();
+    for event in 0..16u64 {
+        std::thread::sleep(Duration::from_millis(20 + rng.below(300) as u64));
+        if event % 3 == 1 {
+            // the primary dies at a random moment of the stream; the
+            // synchronous standby is promoted, then a new standby made
+            pg.fail_over().unwrap_or_else(|e| panic!("{e}"));
+            std::thread::sleep(Duration::from_millis(rng.below(200) as u64));
+            pg.make_standby().unwrap_or_else(|e| panic!("{e}"));
+            failovers += 1;
+            check(
+                &mut servers,
+                &url,
+                &expected,
+                &format!("after failover {failovers}"),
+            );
+        } else {
+            let i = rng.below(servers.len());
+            let name = servers[i].name;
+            servers[i].child.kill().expect("SIGKILL");
+            let _ = servers[i].child.wait();
+            servers[i] = Server::start(name, 2_000 + event, true, &assets, &url);
+            kills += 1;
+            check(
+                &mut servers,
+                &url,
+                &expected,
+                &format!("after kill {kills} ({name})"),
+            );
+        }
+    }
+    assert!(
+        failovers >= 5 && kills >= 10,
+        "{failovers} failovers, {kills} kills"
+    );
+    eprintln!(
+        "postgres failover test: {failovers} failovers and {kills} kills, {:.1} s",
         started.elapsed().as_secs_f64()
     );
 }

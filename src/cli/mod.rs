@@ -3,7 +3,9 @@
 //! item-occurrence lists and runs scenario files without a game.
 //!
 //! ```text
-//! cargo install bevy_container --features cli
+//! # from a checkout: the tool crate, with the engine only
+//! cargo install --locked --path tools/bevy-container-cli
+//! # once bevy_container is published: cargo install bevy_container --features cli
 //!
 //! bevy-container validate FILE... [--tuning FILE] [--prose DIR]
 //! bevy-container audit FILE [--prose DIR] [--tuning FILE]
@@ -15,18 +17,22 @@
 //! The binary's dependency tree has no windowed or network crate: no
 //! winit, wgpu, renderer (`bevy_render`, `bevy_winit`), egui or renet, and
 //! none of the crate's dev-dependencies; Bevy is built headless, as the
-//! library is (`tests/cli.rs` checks this with `cargo tree`). The default
-//! `scene` feature brings Bevy's camera and image types, and with them the
-//! `wgpu-types` data crate, but no GPU backend. `scenario --ecs --replicon`
-//! also needs the `replicon` feature (`cargo install bevy_container
-//! --features cli,replicon`), which adds bevy_replicon (no transport), and
-//! `scenario --ecs --through-scene` needs `scene`, a default feature.
+//! library is (`tests/cli.rs` checks this with `cargo tree`). The tool
+//! crate `tools/bevy-container-cli` builds the library without its default
+//! features: no `bevy_window`, `bevy_image`, `image` or `wgpu-types`
+//! either, which the default `scene` feature brings (Bevy's camera and
+//! image types; no GPU backend). `scenario --ecs --through-scene` needs
+//! `scene` (`cargo install --path tools/bevy-container-cli --features
+//! scene`), and `scenario --ecs --replicon` needs `replicon`, which adds
+//! bevy_replicon (no transport).
 //!
 //! Each command is a module whose `run` takes the arguments after the
 //! command's name and returns the exit code; the examples of the same
 //! names (`cargo run --example validate --features cli -- FILE`) call them.
 
 pub mod audit;
+#[cfg(feature = "postgres")]
+pub mod db;
 pub mod replay;
 pub mod scenario;
 pub mod validate;
@@ -50,12 +56,16 @@ commands:
   scenario [--ecs [--through-scene | --replicon]] FILE.json
       run a scenario file through the engine (or with --ecs the plugin) and
       print one JSON line per step; exits 2 when the file is malformed
+  db status URL | db audit URL | db claim URL --from GONE --to TAKER | db register URL SERVER
+      a shared PostgreSQL database, for its operator (feature postgres):
+      its servers, every row checked and items totalled per kind (exits 1
+      on a bad row), a gone server's rows claimed, a server registered
   help
       print this
 ";
 
 /// The commands, as an unknown command's message lists them.
-pub const COMMANDS: [&str; 5] = ["validate", "audit", "replay", "scenario", "help"];
+pub const COMMANDS: [&str; 6] = ["validate", "audit", "replay", "scenario", "db", "help"];
 
 /// Runs one command: `args` are the arguments after the program's name, the
 /// first of them the command (`validate`, `audit`, `replay`, `scenario` or
@@ -77,6 +87,15 @@ pub fn run(args: impl IntoIterator<Item = String>) -> ExitCode {
         "audit" => audit::run(args),
         "replay" => replay::run(args),
         "scenario" => scenario::run(args),
+        #[cfg(feature = "postgres")]
+        "db" => db::run(args),
+        #[cfg(not(feature = "postgres"))]
+        "db" => {
+            eprintln!(
+                "bevy-container: `db` needs the feature postgres (cargo install --path . --features cli,postgres)"
+            );
+            ExitCode::from(2)
+        }
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -165,8 +165,8 @@ fn missing_feature(mode: Mode) -> Option<String> {
     };
     Some(format!(
         "scenario: {flags} needs the `{feature}` feature, which this build of bevy-container was made without; \
-         install it with `cargo install bevy_container --features cli,{feature}` \
-         (or run `cargo run --example scenario --all-features -- {flags} FILE.json` in a checkout)"
+         install it from a checkout with `cargo install --locked --path tools/bevy-container-cli --features {feature}` \
+         (or run `cargo run --example scenario --all-features -- {flags} FILE.json` there)"
     ))
 }
 

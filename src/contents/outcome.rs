@@ -542,7 +542,10 @@ fn slot_list(landed: &[Landing]) -> String {
         .join(", ")
 }
 
-/// Reads like a log line: `25 berries: 20 to slot 1, 5 to slot 2`.
+/// Reads like a log line: `25 berries: 20 to slot 1, 5 to slot 2`. When
+/// not everything entered, what was refused or left over follows, then
+/// what limited the delivery ([`LimitedBy`], in a player's words): `35
+/// left where it is: no room: every slot it may use is taken`.
 ///
 /// ```
 /// # use std::sync::Arc;
@@ -551,6 +554,9 @@ fn slot_list(landed: &[Landing]) -> String {
 /// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
 /// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
 /// assert_eq!(backpack.deliver("berries", 25).to_string(), "25 berries: 20 to slot 1, 5 to slot 2");
+/// // 12 slots of 20: 215 more fit, the rest stops short, and the text says why
+/// let full = backpack.deliver("berries", 250).to_string();
+/// assert!(full.ends_with("; 35 left where it is: no room: every slot it may use is taken"), "{full}");
 /// ```
 impl std::fmt::Display for Delivered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -572,6 +578,10 @@ impl std::fmt::Display for Delivered {
         }
         if let Some(l) = &self.leftover {
             write!(f, "; {} {}", l.amount, l.to.as_str().replace('-', " "))?;
+        }
+        // why the rest did not enter (set only when something did not)
+        if let Some(why) = self.limited_by {
+            write!(f, ": {why}")?;
         }
         Ok(())
     }
@@ -606,6 +616,36 @@ impl std::fmt::Display for Taken {
             }
         }
         Ok(())
+    }
+}
+
+/// Reads like a log line: `rearranged`, or the refusal with the limit
+/// its reason names, if any ([`LimitedBy::of_refusal`]): `refused
+/// (stack-full): the stack is full: it is at its stack limit`.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+/// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+/// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+/// # let mut backpack = Contents::new(Arc::new(Rules::compile(&a, &Tuning::default()).unwrap()));
+/// backpack.deliver("berries", 25); // 20 in slot 0, 5 in slot 1
+/// assert_eq!(
+///     backpack.move_items(1, 0, None).to_string(),
+///     "refused (stack-full): the stack is full: it is at its stack limit"
+/// );
+/// assert_eq!(backpack.sort(&[]).to_string(), "rearranged");
+/// ```
+impl std::fmt::Display for Rearranged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Some(reason) = self.refused else {
+            return f.write_str("rearranged");
+        };
+        write!(f, "refused ({reason})")?;
+        match LimitedBy::of_refusal(reason) {
+            Some(why) => write!(f, ": {why}"),
+            None => Ok(()),
+        }
     }
 }
 

@@ -169,7 +169,24 @@ impl Transferred {
     }
 }
 
-/// Reads like a log line: `moved 5 arrow from slot 1 to slot 3`.
+/// Reads like a log line: `moved 5 of 5 arrow`. When the target took
+/// fewer than the source had, or refused them for a limit, what limited
+/// it follows ([`LimitedBy`], in a player's words): `moved 2 of 5
+/// berries: the stack is full: it is at its stack limit`.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use bevy_container::{adoption::{self, Tuning}, contents::Contents, rules::Rules};
+/// use bevy_container::contents::TransferRequest;
+/// # let bytes = std::fs::read("assets/backpack.adoption.json").unwrap();
+/// # let a = adoption::read(&bytes, adoption::Format::Json, Default::default()).unwrap();
+/// # let rules = Arc::new(Rules::compile(&a, &Tuning::default()).unwrap());
+/// let (mut chest, mut backpack) = (Contents::new(rules.clone()), Contents::new(rules));
+/// chest.deliver("berries", 5);
+/// backpack.deliver("berries", 18);
+/// let t = chest.transfer(&mut backpack, &TransferRequest::from_slot(0, 5).to_slot(0));
+/// assert_eq!(t.to_string(), "moved 2 of 5 berries: the stack is full: it is at its stack limit");
+/// ```
 impl std::fmt::Display for Transferred {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let item = match &self.item {
@@ -177,9 +194,10 @@ impl std::fmt::Display for Transferred {
             None => "items".to_string(),
         };
         if let Some(r) = self.refused {
-            return write!(f, "transfer of {} {item} refused ({r})", self.asked);
+            write!(f, "transfer of {} {item} refused ({r})", self.asked)?;
+        } else {
+            write!(f, "moved {} of {} {item}", self.moved, self.asked)?;
         }
-        write!(f, "moved {} of {} {item}", self.moved, self.asked)?;
         if let Some(s) = &self.swapped {
             write!(
                 f,
@@ -187,6 +205,10 @@ impl std::fmt::Display for Transferred {
                 s.amount,
                 KindLabel(s.item.as_str(), &s.props)
             )?;
+        }
+        // why the target did not take the rest (set only when it did not)
+        if let Some(why) = self.limited_by {
+            write!(f, ": {why}")?;
         }
         Ok(())
     }

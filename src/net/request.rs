@@ -338,7 +338,7 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
                 return refused(why, &role);
             }
             match ops.take_kind(*container, item.as_str(), props.as_ref(), *amount, *slot) {
-                Ok(t) => Answer::Taken(t),
+                Ok(t) => Answer::Taken(t.outcome),
                 Err(why) => refused(why, &role),
             }
         }
@@ -360,7 +360,7 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
                 return refused(why, &role);
             }
             match ops.transfer(f, t, request) {
-                Ok(o) => Answer::Transferred(o),
+                Ok(o) => Answer::Transferred(o.outcome),
                 Err(why) => refused(why, &role),
             }
         }
@@ -378,7 +378,7 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
                 return refused(why, &role);
             }
             match ops.move_items(*container, *from, *to, *amount) {
-                Ok(o) => Answer::Rearranged(o),
+                Ok(o) => Answer::Rearranged(o.outcome),
                 Err(why) => refused(why, &role),
             }
         }
@@ -392,7 +392,7 @@ fn answer(gate: &Gate, client: Option<Entity>, r: &RemoteRequest, ops: &mut Cont
             }
             let order: Vec<&str> = order.iter().map(ItemType::as_str).collect();
             match ops.sort(*container, &order) {
-                Ok(o) => Answer::Rearranged(o),
+                Ok(o) => Answer::Rearranged(o.outcome),
                 Err(why) => refused(why, &role),
             }
         }

@@ -70,16 +70,37 @@ pub struct ContainerDatabase {
     next_pickup: u64,
     containers: Vec<ContainerRow>,
     pickups: Vec<PickupRow>,
+    /// Containers handed to this server while it was down, or claimed at
+    /// open: each gets a `ContainerArrived` when it spawns.
+    arrived: Vec<String>,
     queue: usize,
     scheduling: WriterScheduling,
     arrivals: Arrivals,
 }
 
-/// Whether `target` names a PostgreSQL database rather than a file.
+/// Whether `target` names a PostgreSQL database rather than a file: a
+/// `postgresql://` (or `postgres://`) URL, or libpq's key-value form
+/// (`host=db1,db2 dbname=world target_session_attrs=read-write`).
 pub(super) fn is_url(target: &Path) -> bool {
-    target
-        .to_str()
-        .is_some_and(|t| t.starts_with("postgresql://") || t.starts_with("postgres://"))
+    const KEYS: [&str; 8] = [
+        "host",
+        "hostaddr",
+        "port",
+        "dbname",
+        "user",
+        "password",
+        "target_session_attrs",
+        "application_name",
+    ];
+    target.to_str().is_some_and(|t| {
+        t.starts_with("postgresql://")
+            || t.starts_with("postgres://")
+            || t.split_whitespace().next().is_some_and(|first| {
+                first
+                    .split_once('=')
+                    .is_some_and(|(key, _)| KEYS.contains(&key))
+            })
+    })
 }
 
 impl ContainerDatabase {
@@ -122,6 +143,7 @@ impl ContainerDatabase {
             next_pickup: opened.next_pickup,
             containers: opened.containers,
             pickups: opened.pickups,
+            arrived: Vec::new(),
             queue: 8,
             scheduling: WriterScheduling::default(),
             arrivals: Arrivals::default(),
@@ -145,6 +167,7 @@ impl ContainerDatabase {
             #[cfg(feature = "postgres")]
             Backend::Postgres(store) => {
                 let (containers, pickups) = store.claim_from(from)?;
+                self.arrived.extend(containers.iter().map(|c| c.id.clone()));
                 self.containers.extend(containers);
                 self.containers.sort_by(|a, b| a.id.cmp(&b.id));
                 self.pickups.extend(pickups);
@@ -234,6 +257,7 @@ impl ContainerDatabase {
             Loaded {
                 containers: self.containers,
                 pickups: self.pickups,
+                arrived: self.arrived,
                 next_pickup: self.next_pickup,
                 pickup_prefix,
                 shared,
@@ -256,6 +280,7 @@ fn open_postgres(target: &Path, server: ServerId) -> Result<ContainerDatabase, D
         next_pickup: opened.next_pickup,
         containers: opened.containers,
         pickups: opened.pickups,
+        arrived: opened.arrived,
         queue: 8,
         scheduling: WriterScheduling::default(),
         arrivals: opened.arrivals,

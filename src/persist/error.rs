@@ -101,6 +101,54 @@ pub enum DatabaseError {
         /// The server's id.
         server: String,
     },
+    /// PostgreSQL refused what was asked (the database or role does not
+    /// exist, a permission is missing); the fix is PostgreSQL's own.
+    #[error("{path}: PostgreSQL refused it ({message}); {fix}")]
+    Refused {
+        /// The URL, password hidden.
+        path: String,
+        /// What the server said.
+        message: String,
+        /// What to do, for this refusal.
+        fix: String,
+    },
+    /// The server id was opened again by another process (an
+    /// orchestrator restarted it while this one was paused or cut off):
+    /// this process writes nothing more, ever, and lets go of everything
+    /// it held ([`ServerReplaced`](super::ServerReplaced)).
+    #[error(
+        "{path}: server \"{server}\" was opened again by another process (generation {now}, this process holds {mine}); this process writes nothing more: stop it, and keep one process per server id (the newer one has loaded what the database holds)"
+    )]
+    Replaced {
+        /// The URL, password hidden.
+        path: String,
+        /// The server's id.
+        server: String,
+        /// The generation this process opened.
+        mine: i64,
+        /// The generation the database holds now.
+        now: i64,
+    },
+    /// The database holds less than this server saw committed: it forgot
+    /// frames (an asynchronous standby promoted, a restore from a backup).
+    /// Nothing is written on top of the past it lost.
+    #[error(
+        "{path}: the database forgot frames of server \"{server}\": it holds frame {holds}, and this server saw frames up to {seen} committed (frames {first_missing} to {seen} are missing{generation}); nothing more is written on top of them: restart the server so it loads what the database holds (every frame was one transaction, so it is consistent), and replicate synchronously (synchronous_standby_names) so a failover cannot forget committed frames"
+    )]
+    Behind {
+        /// The URL, password hidden.
+        path: String,
+        /// The server's id.
+        server: String,
+        /// The last frame the database holds for this server.
+        holds: u64,
+        /// The first frame it lacks.
+        first_missing: u64,
+        /// The last frame this server saw committed.
+        seen: u64,
+        /// What it says of the server's generation, if that is behind too.
+        generation: String,
+    },
     /// Writing a frame failed; the file holds the frame before.
     #[error(
         "{path}: writing frame {frame} failed ({message}); the file holds the last frame written, and no later frame is written: free disk space or fix the file's permissions, then restart the server to go on from that frame"
@@ -120,7 +168,15 @@ pub enum DatabaseError {
 /// `postgresql://game:secret@db/world` reads `postgresql://game:***@db/world`.
 pub(super) fn hide_password(url: &str) -> String {
     let Some(scheme) = url.find("://") else {
-        return url.to_string();
+        // libpq's key-value form: `host=db password=secret`
+        return url
+            .split(' ')
+            .map(|part| match part.split_once('=') {
+                Some(("password", _)) => "password=***",
+                _ => part,
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
     };
     let rest = &url[scheme + 3..];
     let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
@@ -152,6 +208,10 @@ mod tests {
         assert_eq!(
             hide_password("postgresql:///world?host=/tmp/pg"),
             "postgresql:///world?host=/tmp/pg"
+        );
+        assert_eq!(
+            hide_password("host=db1,db2 password=secret dbname=world"),
+            "host=db1,db2 password=*** dbname=world"
         );
     }
 }

@@ -6,6 +6,7 @@ use bevy::prelude::*;
 use super::PersistentId;
 use super::entities::PersistentEntities;
 use super::rows::{ContainerRow, PickupRow};
+use super::servers::ContainerArrived;
 use super::tracked::{Table, Tracked};
 use crate::plugin::{Container, ContainerContents, LoosePickup, OverflowStore};
 
@@ -15,6 +16,9 @@ use crate::plugin::{Container, ContainerContents, LoosePickup, OverflowStore};
 pub(crate) struct Loaded {
     pub(super) containers: Vec<ContainerRow>,
     pub(super) pickups: Vec<PickupRow>,
+    /// The containers that arrived while this server was down (handed
+    /// over, or claimed at open).
+    pub(super) arrived: Vec<String>,
     pub(super) next_pickup: u64,
     /// How generated pickup ids start (`pickup-`, or `pickup-SERVER-` on
     /// a shared database, where ids are unique across servers).
@@ -32,6 +36,7 @@ pub(super) fn spawn_persisted(
     mut ids: ResMut<PersistentEntities>,
     mut tracked: ResMut<Tracked>,
     loaded: Option<ResMut<Loaded>>,
+    mut arrived: MessageWriter<ContainerArrived>,
 ) {
     let Some(mut loaded) = loaded else {
         return;
@@ -47,7 +52,16 @@ pub(super) fn spawn_persisted(
         ids: &mut ids,
         tracked: &mut tracked,
     };
-    world.containers(containers);
+    let spawned = world.containers(containers);
+    // a game waiting for its player's backpack hears of it, whether it
+    // came while this server ran or while it was down
+    let came: std::collections::BTreeSet<String> =
+        std::mem::take(&mut loaded.arrived).into_iter().collect();
+    for (id, container) in spawned {
+        if came.contains(&id) {
+            arrived.write(ContainerArrived { container, id });
+        }
+    }
     for row in pickups {
         world.pickup(row);
     }

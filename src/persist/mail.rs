@@ -347,7 +347,7 @@ fn send_one(
             request.slot,
         )
         .map_err(MailRefused::NotAnswered)?;
-    if taken.taken == 0 {
+    if taken.outcome.taken == 0 {
         return Err(MailRefused::NothingTaken);
     }
     Ok(MailRow {
@@ -355,7 +355,7 @@ fn send_one(
         target: request.to.clone(),
         item: request.item.clone(),
         props: request.props.clone(),
-        amount: taken.taken,
+        amount: taken.outcome.taken,
         reply_to: Some(source),
         origin: server.clone(),
         answers: None,

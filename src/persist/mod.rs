@@ -92,6 +92,7 @@ mod rows;
 mod scheduling;
 mod servers;
 mod sqlite;
+mod stopped;
 mod store;
 mod track;
 mod tracked;
@@ -106,14 +107,17 @@ pub use entities::PersistentEntities;
 pub use error::DatabaseError;
 pub use mail::{MailAnswered, MailNotSent, MailReceived, MailRefused, MailSent, SendMail};
 #[cfg(feature = "postgres")]
-pub use postgres::{POSTGRES_SCHEMA_VERSION, ThrowawayPostgres};
+pub use postgres::operator;
+#[cfg(feature = "postgres")]
+pub use postgres::{POSTGRES_SCHEMA_VERSION, Replication, ThrowawayOptions, ThrowawayPostgres};
 pub use rows::{ContainerRow, PickupRow};
 pub use scheduling::WriterScheduling;
 pub use servers::{
-    ClaimFrom, ClaimRefused, ContainerArrived, ContainerHandedOver, ContainerLost, HandOver, Lost,
-    ServerClaimed, ServerId, ThisServer,
+    ClaimFrom, ClaimRefused, ContainerArrived, ContainerHandedOver, ContainerLost, HandOver,
+    HandOverRefused, Lost, ServerClaimed, ServerId, ThisServer,
 };
 pub use sqlite::SCHEMA_VERSION;
+pub use stopped::{PersistenceStopped, ServerReplaced};
 pub use writer::WriterStats;
 
 /// The name of a container (or loose pickup) in the database: given by the
@@ -207,6 +211,9 @@ fn add_messages(app: &mut App) {
         .add_message::<ContainerArrived>()
         .add_message::<ContainerHandedOver>()
         .add_message::<ContainerLost>()
+        .add_message::<HandOverRefused>()
+        .add_message::<PersistenceStopped>()
+        .add_message::<ServerReplaced>()
         .add_message::<ClaimFrom>()
         .add_message::<ServerClaimed>()
         .add_message::<ClaimRefused>()

@@ -29,8 +29,26 @@ pub(crate) struct Arrivals {
     pub(super) claims: Option<Mutex<Sender<ServerId>>>,
     /// Claims made (or not), as the listener answers them.
     pub(super) claimed: Option<Mutex<Receiver<Claimed>>>,
+    /// The server ids the database knows, as the listener last read them
+    /// (`None` on SQLite).
+    pub(super) known_servers: Option<KnownServers>,
     /// Keeps the listener running; it stops when dropped.
     pub(super) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+/// The server ids a shared database knows, sorted: `None` until read.
+pub(crate) type KnownServers = std::sync::Arc<Mutex<Option<Vec<String>>>>;
+
+impl Arrivals {
+    /// The server ids the database knows, as last read (`None` on SQLite,
+    /// or before the first read).
+    pub(super) fn known_servers(&self) -> Option<Vec<String>> {
+        self.known_servers
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
 }
 
 /// A claim the listener made: the rows taken from `from`, or why not.

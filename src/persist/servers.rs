@@ -107,6 +107,63 @@ pub struct HandOver {
     pub to: ServerId,
 }
 
+impl HandOver {
+    /// Give `container` to the server `to`.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::persist::{HandOver, ServerId};
+    /// let h = HandOver::new(Entity::PLACEHOLDER, "zone-south");
+    /// assert_eq!(h.to, ServerId::new("zone-south"));
+    /// ```
+    pub fn new(container: Entity, to: impl Into<String>) -> HandOver {
+        HandOver {
+            container,
+            to: ServerId::new(to),
+        }
+    }
+}
+
+/// Fact: a [`HandOver`] was refused; the container stays in this world,
+/// and in the database as this server's, untouched. `why` says what was
+/// wrong and the fix: the container is not persisted (no
+/// [`PersistentId`](super::PersistentId)), is a pickup, the database is a
+/// SQLite file (one server), or `to` is a server id the database has
+/// never seen (a misspelled id would own the container for ever: servers
+/// register when they first open the database, and an operator can
+/// register one ahead with `bevy-container db register URL ID`).
+///
+/// ```
+/// use bevy::prelude::*;
+/// use bevy_container::persist::HandOverRefused;
+///
+/// fn report(mut refused: MessageReader<HandOverRefused>) {
+///     for r in refused.read() {
+///         warn!("{r}");
+///     }
+/// }
+/// # let _ = report;
+/// ```
+#[derive(Message, Debug, Clone, PartialEq, Eq)]
+pub struct HandOverRefused {
+    /// The container (still in this world).
+    pub container: Entity,
+    /// The server it was to go to.
+    pub to: ServerId,
+    /// Why, and the fix.
+    pub why: String,
+}
+
+impl std::fmt::Display for HandOverRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the hand-over of {} to {} was refused: {}",
+            self.container, self.to, self.why
+        )
+    }
+}
+
 /// Fact: a container was handed to this server (or claimed by it) and is
 /// now in this world, under its id. Its contents load when its adoption
 /// does ([`ContainerReady`](crate::plugin::ContainerReady)).
@@ -172,6 +229,20 @@ pub struct ContainerLost {
 pub struct ClaimFrom {
     /// The server that is gone.
     pub from: ServerId,
+}
+
+impl ClaimFrom {
+    /// Take over what `from` owns.
+    ///
+    /// ```
+    /// use bevy_container::persist::{ClaimFrom, ServerId};
+    /// assert_eq!(ClaimFrom::new("zone-east").from, ServerId::new("zone-east"));
+    /// ```
+    pub fn new(from: impl Into<String>) -> ClaimFrom {
+        ClaimFrom {
+            from: ServerId::new(from),
+        }
+    }
 }
 
 /// Fact: this server took over what `from` owned ([`ClaimFrom`]), and the

@@ -21,6 +21,9 @@ pub(super) struct ContainerPut<'a> {
 #[derive(Default)]
 pub(super) struct FrameRows<'a> {
     pub(super) frame: u64,
+    /// The last frame this server saw committed before these: the store
+    /// must hold at least it, or it forgot frames (nothing is written).
+    pub(super) seen: u64,
     pub(super) next_pickup: u64,
     pub(super) containers: Vec<ContainerPut<'a>>,
     pub(super) container_deletes: Vec<&'a str>,
@@ -89,8 +92,12 @@ pub(super) trait Store: Send {
     fn write(&mut self, rows: &FrameRows) -> Result<Written, StoreError>;
     /// Connects again after [`StoreError::Disconnected`]; returns the last
     /// frame the store holds for this server, to tell whether the
-    /// interrupted commit happened.
-    fn reconnect(&mut self) -> Result<u64, DatabaseError>;
+    /// interrupted commit happened. A store that holds less than `seen`
+    /// (the last frame seen committed) forgot frames, and one whose server
+    /// id was opened again by another process replaced this one: both are
+    /// errors ([`DatabaseError::Behind`], [`DatabaseError::Replaced`]),
+    /// never retried.
+    fn reconnect(&mut self, seen: u64) -> Result<u64, DatabaseError>;
     /// The rows of `ids` as the store holds them now.
     fn reread(&mut self, ids: &[String]) -> Result<Reread, DatabaseError>;
 }

@@ -10,11 +10,16 @@ use bevy::ecs::system::{NonSendMarker, SystemParam};
 use bevy::prelude::*;
 
 use super::entities::PersistentEntities;
+use super::error::DatabaseError;
 use super::load::Spawner;
 use super::mail::Mailbox;
+use super::ownership::Arrivals;
 use super::ownership::put_back;
 use super::rows::{LONGEST_ID, PickupRow, id_fits};
-use super::servers::{ContainerHandedOver, ContainerLost, HandOver};
+use super::servers::{
+    ContainerHandedOver, ContainerLost, HandOver, HandOverRefused, ServerId, ThisServer,
+};
+use super::stopped::{PersistenceStopped, ServerReplaced, is_replaced, let_go_of_everything};
 use super::tracked::{Entry, Table, Tracked, Written};
 use super::writer::{Batch, ContainerWrite};
 use super::{DatabaseWriter, PersistentId};
@@ -65,6 +70,18 @@ pub(super) struct FrameWorld<'w, 's> {
     mailbox: ResMut<'w, Mailbox>,
     handed: MessageWriter<'w, ContainerHandedOver>,
     commands: Commands<'w, 's>,
+    told: Told<'w>,
+}
+
+/// What the hand-over tells the game besides what it wrote.
+#[derive(SystemParam)]
+pub(super) struct Told<'w> {
+    refused: MessageWriter<'w, HandOverRefused>,
+    stopped: MessageWriter<'w, PersistenceStopped>,
+    replaced: MessageWriter<'w, ServerReplaced>,
+    lost: MessageWriter<'w, ContainerLost>,
+    arrivals: Res<'w, Arrivals>,
+    server: Res<'w, ThisServer>,
 }
 
 /// Collects the frame's changes and hands them to the writer (the game
@@ -83,11 +100,12 @@ pub(super) struct FrameWorld<'w, 's> {
 pub(super) fn send_frame(
     mut w: FrameWorld,
     server: Res<AssetServer>,
-    mut lost: MessageWriter<ContainerLost>,
     _on_the_schedules_thread: NonSendMarker,
 ) {
     let started = Instant::now();
-    w.writer.inner.report();
+    if let Some(e) = w.writer.inner.newly_stopped() {
+        w.stopped(e);
+    }
     w.writer.inner.frame += 1;
     let mut batch = w.writer.inner.batch(w.writer.inner.frame);
     batch.names.append(&mut w.tracked.unsent);
@@ -115,7 +133,7 @@ pub(super) fn send_frame(
                     ids: &mut w.entities,
                     tracked: &mut w.tracked,
                 };
-                put_back(&mut spawner, reread, &mut lost);
+                put_back(&mut spawner, reread, &mut w.told.lost);
             }
             Err(e) => bevy::log::error!("{e}; containers are no longer persisted"),
         }
@@ -126,6 +144,23 @@ pub(super) fn send_frame(
 }
 
 impl FrameWorld<'_, '_> {
+    /// The writer stopped: the game hears why; a replaced process lets go
+    /// of everything it held.
+    fn stopped(&mut self, error: DatabaseError) {
+        if is_replaced(&error) {
+            let server = self.told.server.0.clone();
+            let let_go = let_go_of_everything(
+                &mut self.commands,
+                &mut self.tracked,
+                &mut self.entities,
+                &server,
+                &mut self.told.lost,
+            );
+            self.told.replaced.write(ServerReplaced { server, let_go });
+        }
+        self.told.stopped.write(PersistenceStopped { error });
+    }
+
     /// The entities a [`PersistentId`] was inserted on since the last
     /// hand-over (on the first, every id), sorted.
     fn named(&mut self) -> Vec<Entity> {
@@ -302,24 +337,19 @@ impl FrameWorld<'_, '_> {
     fn hand_over(&mut self, batch: &mut Batch) {
         let requests: Vec<HandOver> = self.hand_overs.read().cloned().collect();
         for HandOver { container: e, to } in requests {
-            let Some(entry) = self.tracked.ids.get(&e) else {
-                warn!(
-                    "HandOver of {e} to {to} refused: it is not a persisted container of this world"
-                );
-                continue;
+            let entry = match self.hand_over_refusal(e, &to) {
+                Ok(entry) => entry,
+                Err(why) => {
+                    let r = HandOverRefused {
+                        container: e,
+                        to,
+                        why,
+                    };
+                    warn!("{r}");
+                    self.told.refused.write(r);
+                    continue;
+                }
             };
-            if entry.table != Table::Containers || !self.tracked.shared {
-                warn!(
-                    "HandOver of {e} (\"{}\") to {to} refused: {}",
-                    entry.id,
-                    if self.tracked.shared {
-                        "it is a pickup, not a container"
-                    } else {
-                        "a SQLite file has one server; hand-overs need a shared database (PostgreSQL)"
-                    }
-                );
-                continue;
-            }
             let key = entry.key;
             if !batch.containers.iter().any(|(k, _)| *k == key)
                 && let Ok((e, contents, container, store)) = self.containers.get(e)
@@ -341,6 +371,39 @@ impl FrameWorld<'_, '_> {
                 id: entry.id.to_string(),
                 to,
             });
+        }
+    }
+}
+
+impl FrameWorld<'_, '_> {
+    /// The tracked entry of a container that may be handed to `to`, or
+    /// why not (and the fix).
+    fn hand_over_refusal(&self, e: Entity, to: &ServerId) -> Result<&Entry, String> {
+        let Some(entry) = self.tracked.ids.get(&e) else {
+            return Err("it is not a persisted container of this world: give it a PersistentId (and let one frame pass) before handing it over".into());
+        };
+        if !self.tracked.shared {
+            return Err(format!(
+                "\"{}\" is kept in a SQLite file, which has one server; hand-overs need a shared database (PostgreSQL)",
+                entry.id
+            ));
+        }
+        if entry.table != Table::Containers {
+            return Err(format!(
+                "\"{}\" is a loose pickup, not a container",
+                entry.id
+            ));
+        }
+        if *to == self.told.server.0 {
+            return Err(format!("\"{}\" is already this server's", entry.id));
+        }
+        let known = self.told.arrivals.known_servers();
+        match known {
+            Some(known) if !known.iter().any(|s| s == to.as_str()) => Err(format!(
+                "no server \"{to}\" has ever opened this database (it knows {}); check the id, or register it ahead with `bevy-container db register URL {to}`",
+                known.join(", ")
+            )),
+            _ => Ok(entry),
         }
     }
 }

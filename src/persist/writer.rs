@@ -133,6 +133,9 @@ pub struct WriterStats {
     /// Transactions refused because another server owns a row now (the
     /// frames in them and until the game put things back are not written).
     pub fenced: u64,
+    /// Times the connection broke while writing (a restart, a failover,
+    /// a session cut).
+    pub disconnects: u64,
     /// Times the writer connected again after losing its connection.
     pub reconnects: u64,
 }
@@ -257,15 +260,16 @@ impl Handle {
         self.shared.lock().error.clone()
     }
 
-    /// Logs the writer's error, once: the game goes on, unpersisted.
-    pub(super) fn report(&mut self) {
+    /// The writer's error the first time it is seen, logged: the game goes
+    /// on, unpersisted.
+    pub(super) fn newly_stopped(&mut self) -> Option<DatabaseError> {
         if self.reported {
-            return;
+            return None;
         }
-        if let Some(e) = self.error() {
-            self.reported = true;
-            bevy::log::error!("{e}; containers are no longer persisted");
-        }
+        let e = self.error()?;
+        self.reported = true;
+        bevy::log::error!("{e}; containers are no longer persisted");
+        Some(e)
     }
 
     /// Hands a frame to the writer; waits when the queue is full. After
@@ -527,13 +531,18 @@ impl Writer<'_> {
         let started = Instant::now();
         let frame = batches.last().map_or(0, |b| b.frame);
         let mut forgotten = Vec::new();
+        let seen = self.shared.lock().stats.written_frame;
         let outcome = loop {
-            let rows = frame_rows(batches, &self.names, &mut forgotten);
+            let mut rows = frame_rows(batches, &self.names, &mut forgotten);
+            rows.seen = seen;
             match self.store.write(&rows) {
                 Err(StoreError::Disconnected(why)) => {
                     drop(rows);
+                    self.shared.lock().stats.disconnects += 1;
                     // the commit may have happened: the store's frame says
-                    if self.reconnect(frame, &why)? >= frame {
+                    // (the store checked it is this process's generation,
+                    // and not behind what it saw committed)
+                    if self.reconnect(frame, seen, &why)? >= frame {
                         break Written::default();
                     }
                     forgotten.clear();
@@ -570,23 +579,27 @@ impl Writer<'_> {
 
     /// Connects again, for [`RECONNECT_FOR`] at most; the store's last
     /// frame.
-    fn reconnect(&mut self, frame: u64, why: &str) -> Result<u64, DatabaseError> {
+    fn reconnect(&mut self, frame: u64, seen: u64, why: &str) -> Result<u64, DatabaseError> {
         warn!(
             "{}: the connection broke while writing frame {frame} ({why}); connecting again",
             self.name
         );
         let since = Instant::now();
-        let mut pause = Duration::from_millis(50);
+        // quick at first: a failover's new primary answers within a second
+        let mut pause = Duration::from_millis(20);
         loop {
-            match self.store.reconnect() {
+            match self.store.reconnect(seen) {
                 Ok(at) => {
                     self.shared.lock().stats.reconnects += 1;
                     return Ok(at);
                 }
+                Err(e @ (DatabaseError::Replaced { .. } | DatabaseError::Behind { .. })) => {
+                    return Err(e);
+                }
                 Err(e) if since.elapsed() >= RECONNECT_FOR => return Err(e),
                 Err(_) => {
                     std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_secs(1));
+                    pause = (pause * 2).min(Duration::from_millis(500));
                 }
             }
         }

@@ -39,6 +39,13 @@ impl AdoptionAsset {
 }
 
 /// Why an adoption file did not load.
+///
+/// The asset server logs a loader's error itself, so an invalid file's
+/// error says only where its errors are (`FILE: the adoption has 1 error,
+/// at /answers/fill-order, and was not loaded`); each problem with its fix
+/// is in `report`, and the [`ContainerPlugin`](super::ContainerPlugin)
+/// reports them once ([`AdoptionRejected`](super::AdoptionRejected), logged,
+/// or on stderr when no log is installed).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AdoptionLoadError {
@@ -46,13 +53,52 @@ pub enum AdoptionLoadError {
     #[error("could not read the adoption file: {0}")]
     Io(#[from] std::io::Error),
     /// The file has errors; every problem is in the report.
-    #[error("{path}: the adoption has errors and was not loaded:\n{}", .report.render(.path))]
+    #[error(
+        "{}; the ContainerPlugin reports each problem with its fix",
+        invalid_headline(.path, .report)
+    )]
     Invalid {
         /// The asset path.
         path: String,
         /// Every problem found.
         report: Report,
     },
+}
+
+/// How many errors `report` has and where, for a headline: `1 error, at
+/// /answers/fill-order` (the first four places, then how many more).
+pub(crate) fn errors_at(report: &Report) -> String {
+    const NAMED: usize = 4;
+    let errors: Vec<String> = report
+        .errors()
+        .map(|p| match p.position {
+            Some((line, column)) => format!("line {line}, column {column}"),
+            None if p.path.is_empty() => "the top of the file".to_string(),
+            None => p.path.clone(),
+        })
+        .collect();
+    let count = match errors.len() {
+        1 => "1 error".to_string(),
+        n => format!("{n} errors"),
+    };
+    if errors.is_empty() {
+        return count;
+    }
+    let mut places = errors[..errors.len().min(NAMED)].join("; ");
+    if errors.len() > NAMED {
+        places.push_str(&format!(" and {} more", errors.len() - NAMED));
+    }
+    format!("{count}, at {places}")
+}
+
+/// The first line of an invalid file's refusal: the file and where its
+/// errors are, not the problems themselves (`FILE: the adoption has 1
+/// error, at /answers/fill-order, and was not loaded`).
+pub(crate) fn invalid_headline(path: &str, report: &Report) -> String {
+    format!(
+        "{path}: the adoption has {}, and was not loaded",
+        errors_at(report)
+    )
 }
 
 /// Loads `*.adoption.json` and `*.adoption.ron` files.

@@ -5,7 +5,7 @@ use bevy::prelude::*;
 
 use super::asset::AdoptionAsset;
 use super::state::ContentsState;
-use crate::contents::{Contents, ItemType, SlotRules};
+use crate::contents::{Acceptance, Contents, ItemType, Reason, SlotRules};
 use crate::save::AdoptionId;
 
 /// A container on any entity: attach it with the adoption's handle and the
@@ -182,12 +182,17 @@ impl ContainerContents {
 
     /// Why a request to this container, the entity `container`, does not
     /// reach its engine: its adoption was refused, or it is not ready yet.
+    /// A refusal is answered with the first line of the status's reason:
+    /// the file and where its problems are. Every unanswered request is
+    /// logged, and each problem with its fix was reported once already
+    /// (`AdoptionRejected`); the status keeps the whole text.
     pub(crate) fn not_ready(&self, container: Entity) -> super::NotAnswered {
         match self.state.refusal.as_deref() {
             Some(ContainerStatus::AdoptionRefused { reason }) => {
+                let headline = reason.lines().next().unwrap_or_default();
                 super::NotAnswered::AdoptionRefused {
                     container,
-                    reason: reason.clone(),
+                    reason: headline.trim_end_matches(':').to_string(),
                 }
             }
             _ => super::NotAnswered::NotReady(container),
@@ -218,6 +223,65 @@ impl ContainerContents {
     /// How many of `item` it holds.
     pub fn count(&self, item: &str) -> u64 {
         self.state.engine.as_ref().map_or(0, |e| e.count(item))
+    }
+
+    /// A dry run of a delivery (or of a drop on the target side of a
+    /// transfer) of `amount` of `item`, by the fill order or into `slot`
+    /// (counted from 0), changing nothing: how many would be accepted, the
+    /// refusal when it would be one, and what would stop the items short
+    /// ([`LimitedBy`](crate::contents::LimitedBy)), so a UI can say "too
+    /// heavy" or "that stack is full" while the player is still dragging.
+    /// The engine's [`Contents::would_accept_why`], with the same
+    /// arguments; before the rules attach, a refusal
+    /// [`Reason::NotReady`](crate::contents::Reason::NotReady).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let bytes = std::fs::read("assets/backpack.adoption.json")?;
+    /// let mut app = App::new();
+    /// app.add_plugins((MinimalPlugins, AssetPlugin::default(), ContainerPlugin::default()));
+    /// let rules = AdoptionAsset::new(Adoption::read_json(&bytes)?);
+    /// let rules = app.world_mut().resource_mut::<Assets<AdoptionAsset>>().add(rules);
+    /// let bag = app.world_mut().spawn(Container::new(rules)).id();
+    /// app.update(); // the rules attach
+    /// app.world_mut().write_message(ContainerRequest::from(Deliver::new(bag, "berries", 15)));
+    /// app.update();
+    ///
+    /// let contents = app.world().get::<ContainerContents>(bag).unwrap();
+    /// // dropped on the stack of 15 in slot 0: 5 fit, its stack limit stops the rest
+    /// let onto = contents.would_accept_why("berries", 8, Some(0));
+    /// assert_eq!((onto.accepted, onto.limited_by), (5, Some(LimitedBy::StackLimit)));
+    /// assert_eq!(onto.limited_by.unwrap().to_string(), "the stack is full: it is at its stack limit");
+    /// // by the fill order all 8 fit
+    /// assert_eq!(contents.would_accept_why("berries", 8, None).limited_by, None);
+    /// // an axe onto the berries: another kind holds that slot
+    /// assert_eq!(contents.would_accept_why("axe", 1, Some(0)).refused, Some(Reason::Occupied));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn would_accept_why(&self, item: &str, amount: u32, slot: Option<u32>) -> Acceptance {
+        self.would_accept_kind_why(item, &crate::props::Props::EMPTY, amount, slot)
+    }
+
+    /// [`Self::would_accept_why`] for items of one kind (`item` with
+    /// `props`): only stacks of that kind take more. The engine's
+    /// [`Contents::would_accept_kind_why`].
+    pub fn would_accept_kind_why(
+        &self,
+        item: &str,
+        props: &crate::props::Props,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Acceptance {
+        match self.state.engine.as_ref() {
+            Some(e) => e.would_accept_kind_why(item, props, amount, slot),
+            None => Acceptance {
+                accepted: 0,
+                refused: Some(Reason::NotReady),
+                limited_by: None,
+            },
+        }
     }
 
     /// The engine and its mirror, to answer a request and refresh the

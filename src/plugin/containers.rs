@@ -17,7 +17,8 @@ use super::messages::*;
 use super::placement::{Ledger, PickupPlacement};
 use super::watch::{OutcomeKind, Watched};
 use crate::contents::{
-    Contents, Delivered, ForcedOut, LoadRefused, Rearranged, Taken, TransferRequest, Transferred,
+    Acceptance, Contents, Delivered, ForcedOut, LoadRefused, Rearranged, TransferRequest,
+    Transferred,
 };
 use crate::decimal::Decimal;
 use crate::props::{Kind, Props};
@@ -88,7 +89,7 @@ use crate::save::{AdoptionId, SavedContents};
 /// fn craft_plank(mut containers: Containers, bench: Single<&Workbench>) {
 ///     if containers.count(bench.bag, "wood") >= 3 {
 ///         let taken = containers.take(bench.bag, "wood", 3, None).unwrap();
-///         if taken.taken == 3 {
+///         if taken.outcome.taken == 3 {
 ///             containers.deliver(bench.bag, "plank", 1, None).unwrap();
 ///         }
 ///     }
@@ -238,6 +239,60 @@ impl Containers<'_, '_> {
             .get(container)
             .ok()
             .and_then(|(_, c, _)| c.engine())
+    }
+
+    /// A dry run of a delivery (or of a drop on the target side of a
+    /// transfer) of `amount` of `item` into `container`, by its fill order
+    /// or into `slot` (counted from 0), changing nothing: how many would be
+    /// accepted, the refusal when it would be one, and what would stop the
+    /// items short ([`LimitedBy`](crate::contents::LimitedBy)), so a UI can
+    /// say "too heavy" while the player is still dragging. The engine's
+    /// [`Contents::would_accept_why`], with the container first; nothing is
+    /// written, not even [`RequestUnanswered`].
+    ///
+    /// Errs when `container` is not a container, or its rules are not
+    /// attached (still loading, or its adoption was refused).
+    ///
+    /// ```
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let bytes = std::fs::read("assets/backpack.adoption.json")?;
+    /// let mut app = App::new();
+    /// app.add_plugins((MinimalPlugins, AssetPlugin::default(), ContainerPlugin::default()));
+    /// let rules = AdoptionAsset::new(Adoption::read_json(&bytes)?);
+    /// let rules = app.world_mut().resource_mut::<Assets<AdoptionAsset>>().add(rules);
+    /// let bag = app.world_mut().spawn(Container::new(rules)).id();
+    /// app.update(); // the rules attach
+    /// // twelve full stacks of 20 berries: the backpack is full
+    /// app.world_mut().write_message(ContainerRequest::from(Deliver::new(bag, "berries", 240)));
+    /// app.update();
+    ///
+    /// // the player drags an axe over the backpack: would it go in, and if not, why?
+    /// let dry = app
+    ///     .world_mut()
+    ///     .run_system_once(move |containers: Containers| containers.would_accept_why(bag, "axe", 1, None))
+    ///     .unwrap()?;
+    /// assert_eq!((dry.accepted, dry.limited_by), (0, Some(LimitedBy::Slots)));
+    /// assert_eq!(dry.limited_by.unwrap().to_string(), "no room: every slot it may use is taken");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn would_accept_why(
+        &self,
+        container: Entity,
+        item: &str,
+        amount: u32,
+        slot: Option<u32>,
+    ) -> Result<Acceptance, NotAnswered> {
+        let (_, c, _) = self
+            .contents
+            .get(container)
+            .map_err(|_| NotAnswered::NotAContainer(container))?;
+        match c.engine() {
+            Some(e) => Ok(e.would_accept_why(item, amount, slot)),
+            None => Err(c.not_ready(container)),
+        }
     }
 
     /// Runs `op` on `container`'s engine; when the outcome changed
@@ -462,20 +517,19 @@ impl Containers<'_, '_> {
     }
 
     /// Gives `amount` items (all when `None`) of the stack or holding `at`
-    /// of `container` the properties `to`. See [`super::SetProps`].
+    /// of `container` the properties `to`. See [`super::SetProps`]. Returns
+    /// the outcome message it wrote.
     pub fn set_props(
         &mut self,
         container: Entity,
         at: crate::contents::PropsAt,
         amount: Option<u32>,
         to: crate::props::Props,
-    ) -> Result<crate::contents::PropsSet, NotAnswered> {
+    ) -> Result<PropsChanged, NotAnswered> {
         let outcome = self.answered(container, |e| e.set_props(at, amount, to))?;
-        self.emit_props_changed(PropsChanged {
-            container,
-            outcome: outcome.clone(),
-        });
-        Ok(outcome)
+        let msg = PropsChanged { container, outcome };
+        self.emit_props_changed(msg.clone());
+        Ok(msg)
     }
 
     /// Writes a take's message, triggering it first when an observer
@@ -584,14 +638,15 @@ impl Containers<'_, '_> {
     }
 
     /// Takes up to `amount` of `item` (from `slot` when given); the taken
-    /// items are the caller's.
+    /// items are the caller's. Returns the outcome message it wrote, as
+    /// [`Self::deliver`] does: `taken.outcome.taken` is how many.
     pub fn take(
         &mut self,
         container: Entity,
         item: &str,
         amount: u32,
         slot: Option<u32>,
-    ) -> Result<Taken, NotAnswered> {
+    ) -> Result<ItemsTaken, NotAnswered> {
         self.take_kind(container, item, None, amount, slot)
     }
 
@@ -604,13 +659,11 @@ impl Containers<'_, '_> {
         props: Option<&Props>,
         amount: u32,
         slot: Option<u32>,
-    ) -> Result<Taken, NotAnswered> {
+    ) -> Result<ItemsTaken, NotAnswered> {
         let outcome = self.answered(container, |e| e.take_kind(item, props, amount, slot))?;
-        self.emit_taken(ItemsTaken {
-            container,
-            outcome: outcome.clone(),
-        });
-        Ok(outcome)
+        let msg = ItemsTaken { container, outcome };
+        self.emit_taken(msg.clone());
+        Ok(msg)
     }
 
     /// Transfers items from `from` to `to` as one request (spec section
@@ -629,7 +682,7 @@ impl Containers<'_, '_> {
     /// fn drag(mut containers: Containers, loot: Single<&Loot>) {
     ///     let moved = containers.transfer(loot.chest, loot.bag, &TransferRequest::from_slot(0, 5).to_slot(2));
     ///     if let Ok(t) = moved {
-    ///         info!("{t}"); // "moved 5 of 5 arrow", or why it was refused
+    ///         info!("{t}"); // "container 3v1 to container 4v1: moved 5 of 5 arrow", or why not
     ///     }
     /// }
     /// # let _ = drag;
@@ -639,7 +692,7 @@ impl Containers<'_, '_> {
         from: Entity,
         to: Entity,
         request: &TransferRequest,
-    ) -> Result<Transferred, NotAnswered> {
+    ) -> Result<ItemsTransferred, NotAnswered> {
         let outcome = if from == to {
             self.with_engine(from, |e| e.transfer_within(request))
         } else {
@@ -653,13 +706,14 @@ impl Containers<'_, '_> {
             };
             self.unanswered(at, why)
         })?;
-        self.emit_transferred(ItemsTransferred {
+        let msg = ItemsTransferred {
             container: from,
             from,
             to,
-            outcome: outcome.clone(),
-        });
-        Ok(outcome)
+            outcome,
+        };
+        self.emit_transferred(msg.clone());
+        Ok(msg)
     }
 
     /// Reports a transfer, as an event on both containers.
@@ -714,35 +768,40 @@ impl Containers<'_, '_> {
     }
 
     /// Changes `container`'s capacity; forced-out items are settled.
+    /// Returns the outcome message it wrote, with where they went
+    /// (`settled`).
     pub fn resize(
         &mut self,
         container: Entity,
         slot_count: Option<u32>,
         size_budget: Option<Decimal>,
-    ) -> Result<ForcedOut, NotAnswered> {
+    ) -> Result<ItemsForcedOut, NotAnswered> {
         self.force(container, |e| e.resize(slot_count, size_budget))
     }
 
-    /// Empties `container` because its owner is gone.
-    pub fn owner_gone(&mut self, container: Entity) -> Result<ForcedOut, NotAnswered> {
+    /// Empties `container` because its owner is gone. Returns the outcome
+    /// message it wrote.
+    pub fn owner_gone(&mut self, container: Entity) -> Result<ItemsForcedOut, NotAnswered> {
         self.force(container, Contents::owner_gone)
     }
 
-    /// Puts new rules in force on `container` (reload, tuning).
+    /// Puts new rules in force on `container` (reload, tuning). Returns
+    /// the outcome message it wrote.
     pub fn change_rules(
         &mut self,
         container: Entity,
         rules: Arc<Rules>,
-    ) -> Result<ForcedOut, NotAnswered> {
+    ) -> Result<ItemsForcedOut, NotAnswered> {
         self.force(container, |e| e.change_rules(rules))
     }
 
-    /// Puts new slot rules in force on a `by-slot` container.
+    /// Puts new slot rules in force on a `by-slot` container. Returns the
+    /// outcome message it wrote.
     pub fn change_slot_rules(
         &mut self,
         container: Entity,
         slot_rules: crate::contents::SlotRules,
-    ) -> Result<ForcedOut, NotAnswered> {
+    ) -> Result<ItemsForcedOut, NotAnswered> {
         self.force(container, |e| e.change_slot_rules(slot_rules))
     }
 
@@ -750,10 +809,12 @@ impl Containers<'_, '_> {
         &mut self,
         container: Entity,
         op: impl FnOnce(&mut Contents) -> ForcedOut,
-    ) -> Result<ForcedOut, NotAnswered> {
+    ) -> Result<ItemsForcedOut, NotAnswered> {
         let outcome = self.answered(container, op)?;
-        self.report_forced(container, &outcome);
-        Ok(outcome)
+        let mut msg = ItemsForcedOut::unsettled(container, outcome);
+        self.settle_forced_of(&mut msg);
+        self.emit_forced(msg.clone());
+        Ok(msg)
     }
 
     /// Settles the portions of a forced removal and reports it.
@@ -762,6 +823,12 @@ impl Containers<'_, '_> {
     }
 
     fn settle_and_emit_forced(&mut self, mut msg: ItemsForcedOut) {
+        self.settle_forced_of(&mut msg);
+        self.emit_forced(msg);
+    }
+
+    /// Settles the portions of the forced removal of `msg`, into its lists.
+    fn settle_forced_of(&mut self, msg: &mut ItemsForcedOut) {
         let mut ledger = Ledger::default();
         self.settle_forced(msg.container, &msg.outcome, &mut ledger);
         if let Some(short) = &msg.outcome.refused {
@@ -772,6 +839,11 @@ impl Containers<'_, '_> {
         }
         msg.settled = ledger.settled;
         msg.warnings = ledger.warnings;
+    }
+
+    /// Writes a forced removal's message, triggering it first when an
+    /// observer watches them.
+    fn emit_forced(&mut self, msg: ItemsForcedOut) {
         if self.watched.has(OutcomeKind::ForcedOut) {
             self.commands.trigger(msg.clone());
         }
@@ -834,19 +906,24 @@ impl Containers<'_, '_> {
         }
     }
 
-    /// Sorts `container`.
-    pub fn sort(&mut self, container: Entity, order: &[&str]) -> Result<Rearranged, NotAnswered> {
+    /// Sorts `container`. Returns the outcome message it wrote.
+    pub fn sort(
+        &mut self,
+        container: Entity,
+        order: &[&str],
+    ) -> Result<ContainerRearranged, NotAnswered> {
         self.rearrange(container, |e| e.sort(order))
     }
 
-    /// Moves items between two slots of `container`.
+    /// Moves items between two slots of `container`. Returns the outcome
+    /// message it wrote.
     pub fn move_items(
         &mut self,
         container: Entity,
         from: u32,
         to: u32,
         amount: Option<u32>,
-    ) -> Result<Rearranged, NotAnswered> {
+    ) -> Result<ContainerRearranged, NotAnswered> {
         self.rearrange(container, |e| e.move_items(from, to, amount))
     }
 
@@ -854,13 +931,11 @@ impl Containers<'_, '_> {
         &mut self,
         container: Entity,
         op: impl FnOnce(&mut Contents) -> Rearranged,
-    ) -> Result<Rearranged, NotAnswered> {
+    ) -> Result<ContainerRearranged, NotAnswered> {
         let outcome = self.answered(container, op)?;
-        self.emit_rearranged(ContainerRearranged {
-            container,
-            outcome: outcome.clone(),
-        });
-        Ok(outcome)
+        let msg = ContainerRearranged { container, outcome };
+        self.emit_rearranged(msg.clone());
+        Ok(msg)
     }
 
     #[inline]

@@ -411,10 +411,11 @@ impl ItemsDelivered {
     }
 }
 
-/// Reads like a log line: the container, the delivery, then where what did
-/// not enter ended up: `container 3v1: 8 herb: 5 to slot 1; 3 another
-/// store (3 herb into container 4v1)`. [`ItemsDelivered::describe`] names
-/// the entities by their `Name`.
+/// Reads like a log line: the container, the delivery (with what limited
+/// it, when not everything entered), then where what did not enter ended
+/// up: `container 3v1: 8 herb: 5 to slot 1; 3 another store: no room:
+/// every slot it may use is taken (3 herb into container 4v1)`.
+/// [`ItemsDelivered::describe`] names the entities by their `Name`.
 impl std::fmt::Display for ItemsDelivered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&outcome_line(
@@ -429,7 +430,8 @@ impl std::fmt::Display for ItemsDelivered {
 impl ItemsDelivered {
     /// The line [`Display`](std::fmt::Display) writes, with the container,
     /// its store and the sender named by their `Name` where they have one:
-    /// `pouch: 8 herb: 5 to slot 1; 3 another store (3 herb into stash)`.
+    /// `pouch: 8 herb: 5 to slot 1; 3 another store: no room: every slot it
+    /// may use is taken (3 herb into stash)`.
     ///
     /// ```
     /// use bevy::prelude::*;
@@ -469,6 +471,8 @@ impl ItemsDelivered {
     ///     },
     /// ).unwrap();
     /// assert!(lines[0].starts_with("pouch: 8 herb: 5 to slot 1"), "{}", lines[0]);
+    /// // why 3 did not enter, in a player's words
+    /// assert!(lines[0].contains("; 3 another store: no room: every slot it may use is taken"), "{}", lines[0]);
     /// assert!(lines[0].ends_with("(3 herb into stash)"), "{}", lines[0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -477,7 +481,8 @@ impl ItemsDelivered {
     }
 }
 
-/// A take was settled: the taken items are now the caller's.
+/// A take was settled: the taken items are now the caller's (so it has
+/// nothing to settle in the world, and no `settled` list).
 #[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
 pub struct ItemsTaken {
     /// The container.
@@ -485,6 +490,44 @@ pub struct ItemsTaken {
     pub container: Entity,
     /// The engine's outcome.
     pub outcome: Taken,
+}
+
+/// Reads like a log line: the container, then the take: `container 3v1:
+/// took 4 berries from slot 2`. [`ItemsTaken::describe`] names the
+/// container by its `Name`.
+impl std::fmt::Display for ItemsTaken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&outcome_line(self.container, &self.outcome, &[], None))
+    }
+}
+
+impl ItemsTaken {
+    /// The line [`Display`](std::fmt::Display) writes, with the container
+    /// named by its `Name` where it has one: `backpack: took 4 berries
+    /// from slot 2`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let bytes = std::fs::read("assets/backpack.adoption.json")?;
+    /// let rules = Rules::compile(&Adoption::read_json(&bytes)?, &Tuning::default())?;
+    /// let mut engine = Contents::new(Arc::new(rules));
+    /// engine.deliver("berries", 25); // 20 in slot 0, 5 in slot 1
+    ///
+    /// let mut world = World::new();
+    /// let bag = world.spawn(Name::new("backpack")).id();
+    /// let taken = ItemsTaken { container: bag, outcome: engine.take_from("berries", 4, 1) };
+    /// assert_eq!(taken.to_string(), format!("container {bag}: took 4 berries from slot 2"));
+    /// let line = world.run_system_once(move |names: Query<&Name>| taken.describe(&names)).unwrap();
+    /// assert_eq!(line, "backpack: took 4 berries from slot 2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn describe(&self, names: &Query<&Name>) -> String {
+        outcome_line(self.container, &self.outcome, &[], Some(names))
+    }
 }
 
 /// A transfer was done or refused. The message is written once; the event
@@ -502,6 +545,66 @@ pub struct ItemsTransferred {
     pub to: Entity,
     /// The engine's outcome.
     pub outcome: Transferred,
+}
+
+/// A transfer's line: the source, the target when it is another
+/// container, then the outcome (`chest to bag: moved 5 of 5 arrow`).
+fn transfer_line(
+    from: Entity,
+    to: Entity,
+    outcome: &Transferred,
+    names: Option<&Query<&Name>>,
+) -> String {
+    let mut line = label(from, "container", names);
+    if to != from {
+        line.push_str(" to ");
+        line.push_str(&label(to, "container", names));
+    }
+    line.push_str(&format!(": {outcome}"));
+    line
+}
+
+/// Reads like a log line: the source, the target (when it is another
+/// container), then the transfer with what limited it, when the target
+/// did not take everything: `container 3v1 to container 4v1: moved 2 of 5
+/// berries: the stack is full: it is at its stack limit`. The same line
+/// whichever container the event is triggered on.
+/// [`ItemsTransferred::describe`] names the containers by their `Name`.
+impl std::fmt::Display for ItemsTransferred {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&transfer_line(self.from, self.to, &self.outcome, None))
+    }
+}
+
+impl ItemsTransferred {
+    /// The line [`Display`](std::fmt::Display) writes, with the containers
+    /// named by their `Name` where they have one: `chest to backpack: moved
+    /// 5 of 5 berries`.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let bytes = std::fs::read("assets/backpack.adoption.json")?;
+    /// let rules = Arc::new(Rules::compile(&Adoption::read_json(&bytes)?, &Tuning::default())?);
+    /// let (mut chest, mut backpack) = (Contents::new(rules.clone()), Contents::new(rules));
+    /// chest.deliver("berries", 5);
+    /// backpack.deliver("berries", 18); // room for 2 on its stack
+    /// let outcome = chest.transfer(&mut backpack, &TransferRequest::from_slot(0, 5).to_slot(0));
+    ///
+    /// let mut world = World::new();
+    /// let from = world.spawn(Name::new("chest")).id();
+    /// let to = world.spawn(Name::new("backpack")).id();
+    /// let moved = ItemsTransferred { container: from, from, to, outcome };
+    /// let line = world.run_system_once(move |names: Query<&Name>| moved.describe(&names)).unwrap();
+    /// assert_eq!(line, "chest to backpack: moved 2 of 5 berries: the stack is full: it is at its stack limit");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn describe(&self, names: &Query<&Name>) -> String {
+        transfer_line(self.from, self.to, &self.outcome, Some(names))
+    }
 }
 
 /// A forced removal (resize, owner gone, new rules or tuning) was settled or
@@ -588,6 +691,37 @@ pub struct ContainerRearranged {
     pub outcome: Rearranged,
 }
 
+/// Reads like a log line: the container, then `rearranged` or the
+/// refusal with the limit its reason names: `container 3v1: refused
+/// (stack-full): the stack is full: it is at its stack limit`.
+/// [`ContainerRearranged::describe`] names the container by its `Name`.
+impl std::fmt::Display for ContainerRearranged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&outcome_line(self.container, &self.outcome, &[], None))
+    }
+}
+
+impl ContainerRearranged {
+    /// The line [`Display`](std::fmt::Display) writes, with the container
+    /// named by its `Name` where it has one.
+    ///
+    /// ```
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy::prelude::*;
+    /// use bevy_container::contents::Rearranged;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let mut world = World::new();
+    /// let bag = world.spawn(Name::new("bag")).id();
+    /// let moved = ContainerRearranged { container: bag, outcome: Rearranged { refused: Some(Reason::StackFull) } };
+    /// let line = world.run_system_once(move |names: Query<&Name>| moved.describe(&names)).unwrap();
+    /// assert_eq!(line, "bag: refused (stack-full): the stack is full: it is at its stack limit");
+    /// ```
+    pub fn describe(&self, names: &Query<&Name>) -> String {
+        outcome_line(self.container, &self.outcome, &[], Some(names))
+    }
+}
+
 /// Items' properties changed (or why not): the outcome of [`SetProps`],
 /// a message and an event on the container.
 #[derive(Message, EntityEvent, Debug, Clone, PartialEq, Eq)]
@@ -597,6 +731,43 @@ pub struct PropsChanged {
     pub container: Entity,
     /// What changed and where the items lie.
     pub outcome: PropsSet,
+}
+
+/// Reads like a log line: the container, then the change: `container
+/// 3v1: 3 axe now {"durability":36} in slot 2`.
+/// [`PropsChanged::describe`] names the container by its `Name`.
+impl std::fmt::Display for PropsChanged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&outcome_line(self.container, &self.outcome, &[], None))
+    }
+}
+
+impl PropsChanged {
+    /// The line [`Display`](std::fmt::Display) writes, with the container
+    /// named by its `Name` where it has one.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let bytes = std::fs::read("assets/backpack.adoption.json")?;
+    /// let rules = Rules::compile(&Adoption::read_json(&bytes)?, &Tuning::default())?;
+    /// let mut engine = Contents::new(Arc::new(rules));
+    /// engine.deliver_kind("axe", &Props::new([("durability", 40)])?, 1); // slot 0
+    /// let outcome = engine.set_props(PropsAt::Slot(0), None, Props::new([("durability", 39)])?);
+    ///
+    /// let mut world = World::new();
+    /// let bag = world.spawn(Name::new("backpack")).id();
+    /// let changed = PropsChanged { container: bag, outcome };
+    /// let line = world.run_system_once(move |names: Query<&Name>| changed.describe(&names)).unwrap();
+    /// assert_eq!(line, r#"backpack: 1 axe now {"durability":39} in slot 1"#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn describe(&self, names: &Query<&Name>) -> String {
+        outcome_line(self.container, &self.outcome, &[], Some(names))
+    }
 }
 
 /// A container's rules attached: it answers requests from now on.
@@ -668,10 +839,46 @@ pub struct RequestUnanswered {
     pub reason: NotAnswered,
 }
 
+/// Reads like a log line: the container, then why the request did not
+/// reach it, with the fix: `container 3v1: not answered: container 3v1
+/// has no contents yet: ...`. [`RequestUnanswered::describe`] names the
+/// container by its `Name`.
+impl std::fmt::Display for RequestUnanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let container = label(self.container, "container", None);
+        write!(f, "{container}: not answered: {}", self.reason)
+    }
+}
+
+impl RequestUnanswered {
+    /// The line [`Display`](std::fmt::Display) writes, with the container
+    /// named by its `Name` where it has one.
+    ///
+    /// ```
+    /// use bevy::ecs::system::RunSystemOnce;
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let mut world = World::new();
+    /// let rock = world.spawn(Name::new("rock")).id();
+    /// let unanswered = RequestUnanswered { container: rock, reason: NotAnswered::NotAContainer(rock) };
+    /// assert_eq!(
+    ///     unanswered.to_string(),
+    ///     format!("container {rock}: not answered: entity {rock} is not a container; add Container to it")
+    /// );
+    /// let line = world.run_system_once(move |names: Query<&Name>| unanswered.describe(&names)).unwrap();
+    /// assert!(line.starts_with("rock: not answered: "), "{line}");
+    /// ```
+    pub fn describe(&self, names: &Query<&Name>) -> String {
+        let container = label(self.container, "container", Some(names));
+        format!("{container}: not answered: {}", self.reason)
+    }
+}
+
 /// An adoption file failed to load, validate or compile with the game's
-/// tuning. Also logged (an error on a first load, a warning on a reload);
-/// a game without Bevy's `LogPlugin` (under `MinimalPlugins`) sees it here
-/// only.
+/// tuning. Also reported once with every problem and its fix: logged (an
+/// error on a first load, a warning on a reload), or, when the game has no
+/// log (`MinimalPlugins` without Bevy's `LogPlugin`), written to stderr.
 ///
 /// On a **first load** the containers using the file get no rules: their
 /// [`ContainerContents::status`](super::ContainerContents::status) is
@@ -703,7 +910,8 @@ pub struct AdoptionRejected {
 }
 
 /// An adoption file loaded with warnings (answers or values its container
-/// ignores, unknown fields): sent once per load, and logged as a warning.
+/// ignores, unknown fields): sent once per load, and logged as a warning
+/// (on stderr when the game has no log).
 /// The containers using it work; the warnings say what in the file has no
 /// effect.
 ///
@@ -769,7 +977,8 @@ pub enum NotAnswered {
     AdoptionRefused {
         /// The container.
         container: Entity,
-        /// Why, with the file's path and each problem.
+        /// Why: the file and where its problems are (the first line of
+        /// the container's status reason, which holds each problem).
         reason: String,
     },
     /// The entity named as a pickup is not a loose pickup.

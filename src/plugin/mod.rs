@@ -19,14 +19,17 @@
 //! with a `MessageWriter<ContainerRequest>`, with `commands.write_message`,
 //! or with [`ContainerCommandsExt`] (written when the commands apply). The
 //! [`Containers`] system parameter answers the same requests at once, in
-//! the calling system; a call there is not queued behind the frame's
-//! messages.
+//! the calling system, and returns the outcome message it writes; a call
+//! there is not queued behind the frame's messages.
 //!
 //! **Outcomes** ([`ItemsDelivered`], [`ItemsTaken`], [`ItemsTransferred`],
-//! [`ItemsForcedOut`], [`ContainerRearranged`], [`RequestUnanswered`]) come
-//! out in the same order, each as a message and as an entity event on its
-//! container, so `commands.entity(chest).observe(|d: On<ItemsDelivered>| ..)`
-//! sees that chest's outcomes only.
+//! [`ItemsForcedOut`], [`ContainerRearranged`], [`PropsChanged`],
+//! [`RequestUnanswered`]) come out in the same order, each as a message and
+//! as an entity event on its container, so
+//! `commands.entity(chest).observe(|d: On<ItemsDelivered>| ..)` sees that
+//! chest's outcomes only. Each names its `container` and reads as a log
+//! line (`Display`, or `describe(&names)` with entities by their `Name`),
+//! saying what limited it when not everything was accepted.
 //!
 //! ```
 //! use bevy::prelude::*;
@@ -70,6 +73,7 @@ mod containers;
 mod frame;
 mod guard;
 mod messages;
+mod notice;
 mod placement;
 mod requests;
 #[cfg(feature = "scene")]

@@ -151,6 +151,22 @@ pub struct PickUp {
     pub pickup: Entity,
 }
 
+impl PickUp {
+    /// Picks up `pickup` into `container`.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let (bag, berries) = (Entity::from_bits(3), Entity::from_bits(4));
+    /// let request = ContainerRequest::from(PickUp::new(bag, berries));
+    /// assert_eq!(request.container(), bag);
+    /// ```
+    pub fn new(container: Entity, pickup: Entity) -> PickUp {
+        PickUp { container, pickup }
+    }
+}
+
 /// Take up to `amount` of `item` from `container`, from `slot` when the
 /// player chose one, else by the draw order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,6 +222,23 @@ pub struct Transfer {
     pub request: TransferRequest,
 }
 
+impl Transfer {
+    /// Moves what `request` names from `from` to `to`.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let (chest, bag) = (Entity::from_bits(3), Entity::from_bits(4));
+    /// // the chest's first stack, dropped on the bag's third slot
+    /// let drop = Transfer::new(chest, bag, TransferRequest::from_slot(0, 5).to_slot(2));
+    /// assert_eq!(ContainerRequest::from(drop).container(), chest);
+    /// ```
+    pub fn new(from: Entity, to: Entity, request: TransferRequest) -> Transfer {
+        Transfer { from, to, request }
+    }
+}
+
 /// Change a container's capacity (a torn strap): new slot count and/or size
 /// budget. May force items out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,11 +251,53 @@ pub struct Resize {
     pub size_budget: Option<Decimal>,
 }
 
+impl Resize {
+    /// Gives `container` a new slot count and/or size budget (`None`
+    /// keeps the one in force), as
+    /// [`Containers::resize`](super::Containers::resize) takes them.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let bag = Entity::from_bits(3);
+    /// // the strap tears: 12 slots become 5
+    /// let torn = Resize::new(bag, Some(5), None);
+    /// // the deck's budget shrinks to 10 points
+    /// let smaller = Resize::new(bag, None, Some(Decimal::from_units(10)));
+    /// assert_eq!((torn.slot_count, smaller.size_budget), (Some(5), Some(Decimal::from_units(10))));
+    /// ```
+    pub fn new(container: Entity, slot_count: Option<u32>, size_budget: Option<Decimal>) -> Resize {
+        Resize {
+            container,
+            slot_count,
+            size_budget,
+        }
+    }
+}
+
 /// The container's owner is gone: everything must leave.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EmptyForGoneOwner {
     /// The container.
     pub container: Entity,
+}
+
+impl EmptyForGoneOwner {
+    /// Empties `container` by each row's `when-forced-out`, because its
+    /// owner is gone (refused, changing nothing, while it holds a type
+    /// that never leaves).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let chest = Entity::from_bits(3);
+    /// assert_eq!(ContainerRequest::from(EmptyForGoneOwner::new(chest)).container(), chest);
+    /// ```
+    pub fn new(container: Entity) -> EmptyForGoneOwner {
+        EmptyForGoneOwner { container }
+    }
 }
 
 /// Sort the container: the named types first.
@@ -232,6 +307,32 @@ pub struct Sort {
     pub container: Entity,
     /// Types to put first, in order.
     pub order: Vec<ItemType>,
+}
+
+impl Sort {
+    /// Sorts `container` with the types of `order` first, in that order
+    /// (then the rows' order, then the rest by name).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let bag = Entity::from_bits(3);
+    /// let sort = Sort::new(bag, ["letter", "berries"]);
+    /// assert_eq!(sort.order, [ItemType::from("letter"), ItemType::from("berries")]);
+    /// // no order of its own: the rows' order
+    /// assert!(Sort::new(bag, Vec::<ItemType>::new()).order.is_empty());
+    /// ```
+    pub fn new<I>(container: Entity, order: I) -> Sort
+    where
+        I: IntoIterator,
+        I::Item: Into<ItemType>,
+    {
+        Sort {
+            container,
+            order: order.into_iter().map(Into::into).collect(),
+        }
+    }
 }
 
 /// Give items new properties (a sword wears down, a letter is sealed):
@@ -293,4 +394,33 @@ pub struct MoveItems {
     pub to: u32,
     /// How many (the whole stack when `None`).
     pub amount: Option<u32>,
+}
+
+impl MoveItems {
+    /// Moves the whole stack in slot `from` of `container` to slot `to`
+    /// (slots count from 0).
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::prelude::*;
+    ///
+    /// let bag = Entity::from_bits(3);
+    /// let whole = MoveItems::new(bag, 1, 0);
+    /// let part = MoveItems::new(bag, 1, 0).amount(2);
+    /// assert_eq!((whole.amount, part.amount), (None, Some(2)));
+    /// ```
+    pub fn new(container: Entity, from: u32, to: u32) -> MoveItems {
+        MoveItems {
+            container,
+            from,
+            to,
+            amount: None,
+        }
+    }
+
+    /// Moves only `amount` items of the stack.
+    pub fn amount(mut self, amount: u32) -> MoveItems {
+        self.amount = Some(amount);
+        self
+    }
 }

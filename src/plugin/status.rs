@@ -24,10 +24,14 @@ pub enum ContainerStatus {
     /// Its adoption file was refused: it failed to load or validate, or it
     /// does not compile with the game's tuning ([`super::AdoptionRejected`]
     /// was sent). Requests are answered
-    /// [`super::NotAnswered::AdoptionRefused`] with the same reason; a
-    /// fixed file that loads makes the container ready.
+    /// [`super::NotAnswered::AdoptionRefused`] with the first line of this
+    /// reason (the file and where its problems are: each request is
+    /// logged, and the problems were reported once already); a fixed file
+    /// that loads makes the container ready.
     AdoptionRefused {
-        /// The file's path, each problem and its fix.
+        /// A first line naming the file and what is wrong with it (where
+        /// its errors are, for a file that was read), then each problem
+        /// and its fix.
         reason: String,
     },
     /// Its save does not load under its rules (a migration would move

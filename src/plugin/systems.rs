@@ -13,12 +13,13 @@ use bevy::prelude::*;
 use bevy::transform::helper::TransformHelper;
 
 use super::ContainerTuning;
-use super::asset::{AdoptionAsset, AdoptionLoadError};
+use super::asset::{AdoptionAsset, AdoptionLoadError, errors_at, invalid_headline};
 use super::components::{Container, ContainerContents, ContainerSlotRules, DespawnPolicy};
 use super::containers::Containers;
 use super::frame::{ContainerFrameStats, ContainerParallelism, FrameScratch, answer_frame};
 use super::guard;
 use super::messages::*;
+use super::notice::{self, Level};
 use super::placement::{PickupPlacement, spawn_pickup};
 use super::status::ContainerStatus;
 use super::watch::{self, OutcomeKind, Watched};
@@ -271,8 +272,8 @@ pub(crate) fn attach_engines(
             Ok(rules) => rules,
             Err(report) => {
                 let reason = format!(
-                    "{}: the adoption does not compile with the game's tuning; fix the tuning or the file:\n{report}",
-                    asset.id.path
+                    "{}; fix the tuning or the file:\n{report}",
+                    compile_headline(&asset.id.path, &report)
                 );
                 out.compile_refused(id, &asset.id.path, report);
                 note_refusal(
@@ -343,21 +344,61 @@ fn invalid_file(error: &AssetLoadError) -> Option<&AdoptionLoadError> {
         .filter(|e| matches!(e, AdoptionLoadError::Invalid { .. }))
 }
 
-/// An adoption's load error as a designer reads it: the loader's message
-/// (the file's path, each problem and its fix) when it refused the file as
-/// invalid, else the asset server's (which names the path).
+/// An adoption's load error as a designer reads it: for a file refused as
+/// invalid, a headline naming the file and where its errors are, then
+/// each problem and its fix, one `FILE: problem` line each; else the asset
+/// server's error (which names the path).
 fn load_error_text(error: &AssetLoadError) -> String {
     let text = match invalid_file(error) {
-        Some(invalid) => invalid.to_string(),
-        None => error.to_string(),
+        Some(AdoptionLoadError::Invalid { path, report }) => format!(
+            "{}:\n{}",
+            invalid_headline(path, report),
+            report.render(path)
+        ),
+        _ => error.to_string(),
     };
     text.trim_end().to_string()
 }
 
+/// The first line of a refusal for not compiling with the game's tuning:
+/// the file and where its errors are.
+fn compile_headline(path: &str, report: &Report) -> String {
+    format!(
+        "{path}: the adoption does not compile with the game's tuning ({})",
+        errors_at(report)
+    )
+}
+
+/// What a failed load of an adoption file means for the containers using
+/// it, and the text the plugin reports for it. The asset server has
+/// logged its own error for the failure already: for an invalid file that
+/// line names only where the errors are (`AdoptionLoadError`), so the
+/// plugin's report is where each problem is written, once. For any other
+/// failure (a missing file, a read error) the asset server's line is the
+/// whole error, and a log shows it once: the plugin's log line points at
+/// it. With no log installed, the asset server's line went nowhere, and
+/// stderr gets the whole text.
+fn failure_text(message: &str, path: &str, invalid: bool, reload: bool) -> String {
+    let consequence = if reload {
+        "The containers using it keep the rules of its last version that loaded."
+    } else {
+        "The containers using it have no rules and answer no requests (their status is ContainerStatus::AdoptionRefused) until the file loads; fix it and hot reload, or call AssetServer::reload."
+    };
+    if invalid || !notice::log_installed() {
+        format!("{message}\n{consequence}")
+    } else {
+        format!(
+            "{path}: the adoption file did not load (the asset server's error above says why).\n{consequence}"
+        )
+    }
+}
+
 /// Reports each load of an adoption file: a failure as [`AdoptionRejected`]
-/// (logged with what it means for the containers using the file: on a
+/// (reported with what it means for the containers using the file: on a
 /// first load they have no rules, on a reload they keep theirs), and a
-/// file loaded with warnings as [`AdoptionWarned`] (logged once per load).
+/// file loaded with warnings as [`AdoptionWarned`] (reported once per
+/// load). Reported means logged, or written to stderr when no log is
+/// installed (`notice::report`), so a broken file is never silent.
 pub(crate) fn report_adoption_loads(
     mut events: MessageReader<AssetEvent<AdoptionAsset>>,
     mut failures: MessageReader<AssetLoadFailedEvent<AdoptionAsset>>,
@@ -367,21 +408,16 @@ pub(crate) fn report_adoption_loads(
 ) {
     for failure in failures.read() {
         let message = load_error_text(&failure.error);
-        if assets.contains(failure.id) {
-            warn!(
-                "{message}\nThe containers using it keep the rules of its last version that loaded."
-            );
-        } else {
-            error!(
-                "{message}\nThe containers using it have no rules and answer no requests (their status is ContainerStatus::AdoptionRefused) until the file loads; fix it and hot reload, or call AssetServer::reload."
-            );
-        }
         let report = invalid_file(&failure.error).and_then(|e| match e {
             AdoptionLoadError::Invalid { report, .. } => Some(report.clone()),
             _ => None,
         });
+        let reload = assets.contains(failure.id);
+        let path = failure.path.to_string();
+        let text = failure_text(&message, &path, report.is_some(), reload);
+        notice::report(if reload { Level::Warn } else { Level::Error }, &text);
         rejected.write(AdoptionRejected {
-            path: failure.path.to_string(),
+            path,
             message,
             report,
         });
@@ -397,9 +433,12 @@ pub(crate) fn report_adoption_loads(
             continue;
         }
         let path = asset.id.path.clone();
-        warn!(
-            "{path}: the adoption loaded with warnings; its containers work, and these parts of the file have no effect:\n{}",
-            asset.warnings.render(&path).trim_end()
+        notice::report(
+            Level::Warn,
+            &format!(
+                "{path}: the adoption loaded with warnings; its containers work, and these parts of the file have no effect:\n{}",
+                asset.warnings.render(&path).trim_end()
+            ),
         );
         warned.write(AdoptionWarned {
             adoption: *id,
@@ -447,7 +486,9 @@ pub(crate) fn apply_adoption_changes(
         for entity in users {
             if ops.contents(entity).is_some_and(|e| **e.rules() != *rules) {
                 match ops.change_rules(entity, rules.clone()) {
-                    Ok(out) if out.refused.is_none() => ops.set_adoption(entity, asset.id.clone()),
+                    Ok(out) if out.outcome.refused.is_none() => {
+                        ops.set_adoption(entity, asset.id.clone())
+                    }
                     _ => {}
                 }
             } else if ops.contents(entity).is_some() {
@@ -463,13 +504,14 @@ fn reject(
     path: Option<String>,
     report: Report,
 ) {
-    let name = path.clone().unwrap_or_else(|| format!("{id:?}"));
+    let name = path.unwrap_or_else(|| format!("{id:?}"));
     let message = format!(
-        "adoption {name} does not compile with the game's tuning; the containers that had its rules keep them, the others have none until it compiles:\n{report}"
+        "{}; the containers that had its rules keep them, the others have none until it compiles:\n{report}",
+        compile_headline(&name, &report)
     );
-    warn!("{message}");
+    notice::report(Level::Warn, &message);
     rejected.write(AdoptionRejected {
-        path: path.unwrap_or_else(|| format!("{id:?}")),
+        path: name,
         message,
         report: Some(report),
     });

@@ -201,11 +201,9 @@ pub(crate) fn report_outcomes(
     for (grid, answer) in outcomes.answers(&mut pending) {
         let line = match &answer {
             Answer::Refused(reason) => format!("Refused: {}", in_words(*reason)),
-            Answer::Partly(t) => match t.limited_by {
-                // what the target could not take, and why
-                Some(limit) => format!("{t}; the rest stayed where it was ({limit})"),
-                None => format!("{t}; the rest stayed where it was"),
-            },
+            // what the target could not take, and why: the outcome's own
+            // text names the limit (`Transferred`'s `Display`)
+            Answer::Partly(t) => format!("{t}; the rest stayed where it was"),
             Answer::Done => String::new(),
             Answer::Unanswered(why) => format!("Not answered: {why}"),
         };

@@ -13,8 +13,9 @@ use std::time::Duration;
 
 use postgres::{Client, Config};
 
+use super::generation::{Mine, Standing, judge};
 use super::{Epochs, container_rows, schema};
-use crate::persist::ownership::{Arrivals, Claimed};
+use crate::persist::ownership::{Arrivals, Claimed, KnownServers};
 use crate::persist::rows::ContainerRow;
 use crate::persist::rows::{Letter, MailRow};
 use crate::persist::servers::ServerId;
@@ -37,12 +38,26 @@ impl Drop for Listener {
     }
 }
 
+/// What the listener starts with.
+pub(super) struct Start {
+    pub(super) config: Config,
+    pub(super) name: String,
+    pub(super) server: ServerId,
+    /// The generation this process opened the server id at: the listener
+    /// takes nothing for an older one.
+    pub(super) generation: i64,
+    pub(super) epochs: Epochs,
+    /// The server ids the database knew when this server opened it.
+    pub(super) servers: Vec<String>,
+}
+
 /// Starts the listener of `server`.
-pub(super) fn start(config: Config, name: String, server: ServerId, epochs: Epochs) -> Arrivals {
+pub(super) fn start(start: Start) -> Arrivals {
     let (send, receive) = channel();
     let (post, letters) = channel();
     let (ask, claims) = channel();
     let (answer, claimed) = channel();
+    let known = Arc::new(Mutex::new(Some(start.servers.clone())));
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
         let stop = stop.clone();
@@ -51,10 +66,11 @@ pub(super) fn start(config: Config, name: String, server: ServerId, epochs: Epoc
             post,
             claims,
             claimed: answer,
+            known: known.clone(),
         };
         std::thread::Builder::new()
             .name("container-handovers".into())
-            .spawn(move || listen(&config, &name, &server, &epochs, &to, &stop))
+            .spawn(move || listen(&start, &to, &stop))
             .ok()
     };
     Arrivals {
@@ -62,6 +78,7 @@ pub(super) fn start(config: Config, name: String, server: ServerId, epochs: Epoc
         letters: Some(Mutex::new(letters)),
         claims: Some(Mutex::new(ask)),
         claimed: Some(Mutex::new(claimed)),
+        known_servers: Some(known),
         _listener: Some(Box::new(Listener { stop, thread })),
     }
 }
@@ -76,21 +93,24 @@ struct Game {
     claims: Receiver<ServerId>,
     /// The claims made, or why not.
     claimed: Sender<Claimed>,
+    /// The server ids the database knows, as of the last look.
+    known: KnownServers,
 }
 
 /// Makes the claims the game asked for since the last look, each answered
 /// (with why, when the database refused it); whether the connection is
 /// still good and the game still listens (if not, the listener connects
 /// again, or stops).
-fn make_claims(
-    client: &mut Client,
-    name: &str,
-    server: &ServerId,
-    epochs: &Epochs,
-    to: &Game,
-) -> bool {
+fn make_claims(client: &mut Client, start: &Start, to: &Game) -> bool {
     for from in to.claims.try_iter() {
-        let rows = super::claim(client, name, server, &from, epochs).map_err(|e| e.to_string());
+        let rows = super::claim(
+            client,
+            &start.name,
+            (&start.server, start.generation),
+            &from,
+            &start.epochs,
+        )
+        .map_err(|e| e.to_string());
         if to.claimed.send(Claimed { from, rows }).is_err() || client.is_closed() {
             return false;
         }
@@ -98,18 +118,26 @@ fn make_claims(
     true
 }
 
-fn listen(
-    config: &Config,
-    name: &str,
-    server: &ServerId,
-    epochs: &Epochs,
-    to: &Game,
-    stop: &AtomicBool,
-) {
+/// What one look found: whether to go on listening on this connection.
+enum Look {
+    Again,
+    /// The connection broke: connect again (to the new primary after a
+    /// failover) and look again, so nothing sent while away is missed.
+    Reconnect,
+    /// The game is gone, or this process's server id was opened again
+    /// elsewhere: the listener stops.
+    Stop,
+}
+
+fn listen(start: &Start, to: &Game, stop: &AtomicBool) {
+    let (name, server) = (start.name.as_str(), &start.server);
     let mut warned = false;
     while !stop.load(Ordering::SeqCst) {
-        let mut client = match schema::connect_plain(config, name).and_then(|mut c| {
-            c.batch_execute("LISTEN bevy_container_handover; LISTEN bevy_container_mail")
+        let mut client = match schema::connect_plain(&start.config, name).and_then(|mut c| {
+            c.batch_execute(&format!(
+                "SET application_name = 'bevy_container {} listener'; LISTEN bevy_container_handover; LISTEN bevy_container_mail",
+                server.as_str().replace('\'', "")
+            ))
                 .map(|()| c)
                 .map_err(|e| schema::error(name, &e))
         }) {
@@ -119,36 +147,17 @@ fn listen(
                     bevy::log::warn!("{e}; hand-overs to {server} wait until it connects");
                     warned = true;
                 }
-                std::thread::sleep(Duration::from_secs(1));
+                std::thread::sleep(Duration::from_millis(100));
                 continue;
             }
         };
         warned = false;
         // every hand-over waiting is taken before the first wake-up
         while !stop.load(Ordering::SeqCst) {
-            let read = take(&mut client, name, server, epochs)
-                .and_then(|rows| Ok((rows, letters(&mut client, name, server)?)));
-            match read {
-                Ok((rows, letters)) => {
-                    for row in rows {
-                        if to.send.send(row).is_err() {
-                            return;
-                        }
-                    }
-                    if to.post.send(letters).is_err() {
-                        return;
-                    }
-                }
-                Err(e) => {
-                    bevy::log::warn!(
-                        "{name}: reading hand-overs to {server} failed ({}); connecting again",
-                        schema::describe(&e)
-                    );
-                    break;
-                }
-            }
-            if !make_claims(&mut client, name, server, epochs, to) {
-                break;
+            match look(&mut client, start, to) {
+                Look::Again => {}
+                Look::Reconnect => break,
+                Look::Stop => return,
             }
             let mut heard = client.notifications();
             // a wake-up, or the quarter second: either way, look
@@ -160,23 +169,77 @@ fn listen(
     }
 }
 
+/// One look: this process still the server id's current one, the
+/// containers handed to it, its mail, the servers known, the claims asked
+/// for.
+fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
+    let (name, server) = (start.name.as_str(), &start.server);
+    let mine = Mine {
+        generation: start.generation,
+        seen: 0,
+    };
+    let read = schema::standing(client, server, false).and_then(|found| {
+        if let Standing::Replaced { .. } = judge(found, mine) {
+            return Ok(None);
+        }
+        let rows = take(client, start)?;
+        let letters = letters(client, name, server)?;
+        let known = client
+            .query("SELECT id FROM servers ORDER BY id", &[])?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        Ok(Some((rows, letters, known)))
+    });
+    match read {
+        Ok(Some((rows, letters, known))) => {
+            *to.known
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(known);
+            for row in rows {
+                if to.send.send(row).is_err() {
+                    return Look::Stop;
+                }
+            }
+            if to.post.send(letters).is_err() {
+                return Look::Stop;
+            }
+        }
+        Ok(None) => {
+            bevy::log::warn!(
+                "{name}: server \"{server}\" was opened again by another process; this one hears no more hand-overs or mail"
+            );
+            return Look::Stop;
+        }
+        Err(e) => {
+            bevy::log::warn!(
+                "{name}: reading hand-overs to {server} failed ({}); connecting again",
+                schema::describe(&e)
+            );
+            return Look::Reconnect;
+        }
+    }
+    if make_claims(client, start, to) {
+        Look::Again
+    } else {
+        Look::Reconnect
+    }
+}
+
 use postgres::fallible_iterator::FallibleIterator;
 
 /// The containers handed to `server`, their hand-overs done with, in one
 /// transaction; their epochs are recorded before the game sees them.
-fn take(
-    client: &mut Client,
-    name: &str,
-    server: &ServerId,
-    epochs: &Epochs,
-) -> Result<Vec<ContainerRow>, postgres::Error> {
-    let me = server.as_str();
+fn take(client: &mut Client, start: &Start) -> Result<Vec<ContainerRow>, postgres::Error> {
+    let me = start.server.as_str();
     let mut tx = client.transaction()?;
+    // only for the process of the id's current generation
     let found = tx.query(
         "DELETE FROM handovers AS h USING containers AS c
          WHERE h.to_server = $1 AND c.id = h.id AND c.owner = $1 AND c.epoch = h.epoch
+           AND EXISTS (SELECT 1 FROM servers AS s WHERE s.id = $1 AND s.generation = $2)
          RETURNING c.id, c.epoch, c.adoption, c.contents, c.store",
-        &[&me],
+        &[&me, &start.generation],
     )?;
     // hand-overs whose container went on elsewhere since
     tx.execute(
@@ -187,7 +250,7 @@ fn take(
     tx.commit()?;
     let mut out = Vec::new();
     for row in found {
-        match container_rows(std::slice::from_ref(&row), name, epochs) {
+        match container_rows(std::slice::from_ref(&row), &start.name, &start.epochs) {
             Ok(mut rows) => out.append(&mut rows),
             // it stays this server's in the table: the next start reports it
             Err(e) => bevy::log::error!("{e}; the container handed over is not spawned"),
@@ -226,7 +289,7 @@ fn letters(
 }
 
 /// One mail row, checked.
-fn letter(row: &postgres::Row) -> Result<Letter, String> {
+pub(super) fn letter(row: &postgres::Row) -> Result<Letter, String> {
     let col = |e: postgres::Error| schema::describe(&e);
     let amount: i64 = row.try_get(4).map_err(col)?;
     let landed: i64 = row.try_get(8).map_err(col)?;

@@ -5,7 +5,9 @@
 //! no longer write it: the transaction writes nothing and the writer
 //! reports the fence.
 
+mod generation;
 mod listen;
+pub mod operator;
 mod schema;
 mod throwaway;
 mod write;
@@ -16,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use postgres::{Client, Config, IsolationLevel, Row};
 
 pub use schema::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;
-pub use throwaway::ThrowawayPostgres;
+pub use throwaway::{Replication, ThrowawayOptions, ThrowawayPostgres};
 
 use super::error::{DatabaseError, hide_password};
 use super::ownership::Arrivals;
@@ -24,6 +26,7 @@ use super::rows::{self, ContainerRow, PickupRow, row_error};
 use super::servers::Lost;
 use super::servers::ServerId;
 use super::store::{FrameRows, Reread, Store, StoreError, Written};
+use generation::{Mine, judge};
 
 /// The epoch of every row this server owns, by id: what its writes are
 /// conditional on. Shared with the listener, which adds the containers
@@ -42,6 +45,9 @@ pub(super) struct Opened {
     pub(super) next_pickup: u64,
     pub(super) containers: Vec<ContainerRow>,
     pub(super) pickups: Vec<PickupRow>,
+    /// The containers handed to this server while it was down (loaded
+    /// with the rest): each gets its `ContainerArrived` at start.
+    pub(super) arrived: Vec<String>,
     pub(super) arrivals: Arrivals,
 }
 
@@ -58,9 +64,19 @@ pub(super) fn open(url: &str, server: &ServerId) -> Result<Opened, DatabaseError
     config.connect_timeout(std::time::Duration::from_secs(10));
     let mut client = schema::connect(&config, &name, server)?;
     schema::migrate(&mut client, &name)?;
+    // committed before anything is read: every older process of this id
+    // is fenced from here on, whatever it remembers
+    let generation = schema::register(&mut client, &name, server)?;
     let epochs: Epochs = Arc::default();
-    let (frame, next_pickup, containers, pickups) = load(&mut client, &name, server, &epochs)?;
-    let arrivals = listen::start(config.clone(), name.clone(), server.clone(), epochs.clone());
+    let load = load(&mut client, &name, server, &epochs)?;
+    let arrivals = listen::start(listen::Start {
+        config: config.clone(),
+        name: name.clone(),
+        server: server.clone(),
+        generation,
+        epochs: epochs.clone(),
+        servers: load.servers,
+    });
     Ok(Opened {
         store: PostgresStore {
             client,
@@ -68,19 +84,30 @@ pub(super) fn open(url: &str, server: &ServerId) -> Result<Opened, DatabaseError
             name: name.clone(),
             server: server.clone(),
             epochs,
+            generation,
         },
         name,
-        frame,
-        next_pickup,
-        containers,
-        pickups,
+        frame: load.frame,
+        next_pickup: load.next_pickup,
+        containers: load.containers,
+        pickups: load.pickups,
+        arrived: load.arrived,
         arrivals,
     })
 }
 
 /// The rows of `server`, and its frame, read in one snapshot; the
 /// hand-overs waiting for it are done with (what it owns is loaded).
-type Load = (u64, u64, Vec<ContainerRow>, Vec<PickupRow>);
+struct Load {
+    frame: u64,
+    next_pickup: u64,
+    containers: Vec<ContainerRow>,
+    pickups: Vec<PickupRow>,
+    /// The loaded containers that were handed over while it was down.
+    arrived: Vec<String>,
+    /// Every server id the database knows.
+    servers: Vec<String>,
+}
 
 fn load(
     client: &mut Client,
@@ -123,10 +150,35 @@ fn load(
         )
         .map_err(e)?;
     let pickups = pickup_rows(&found, name, epochs)?;
-    tx.execute("DELETE FROM handovers WHERE to_server = $1", &[&me])
-        .map_err(e)?;
+    let handed: std::collections::BTreeSet<String> = tx
+        .query(
+            "DELETE FROM handovers WHERE to_server = $1 RETURNING id",
+            &[&me],
+        )
+        .map_err(e)?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    let servers = tx
+        .query("SELECT id FROM servers ORDER BY id", &[])
+        .map_err(e)?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
     tx.commit().map_err(e)?;
-    Ok((frame, next_pickup, containers, pickups))
+    let arrived = containers
+        .iter()
+        .filter(|c| handed.contains(&c.id))
+        .map(|c| c.id.clone())
+        .collect();
+    Ok(Load {
+        frame,
+        next_pickup,
+        containers,
+        pickups,
+        arrived,
+        servers,
+    })
 }
 
 /// Container rows (id, epoch, adoption, contents, store), checked; their
@@ -199,6 +251,8 @@ pub(super) struct PostgresStore {
     name: String,
     server: ServerId,
     epochs: Epochs,
+    /// The generation this process opened the server id at.
+    generation: i64,
 }
 
 impl PostgresStore {
@@ -211,7 +265,7 @@ impl PostgresStore {
         claim(
             &mut self.client,
             &self.name,
-            &self.server,
+            (&self.server, self.generation),
             from,
             &self.epochs,
         )
@@ -245,13 +299,23 @@ impl PostgresStore {
 fn claim(
     client: &mut Client,
     name: &str,
-    me: &ServerId,
+    (server, generation): (&ServerId, i64),
     them: &ServerId,
     epochs: &Epochs,
 ) -> Result<(Vec<ContainerRow>, Vec<PickupRow>), DatabaseError> {
     let e = |e: postgres::Error| schema::error(name, &e);
-    let (me, them) = (me.as_str(), them.as_str());
     let mut tx = client.transaction().map_err(e)?;
+    // a claim by an older process of this id is refused (a claim never
+    // needs the frame this process saw: it writes no frame)
+    let mine = Mine {
+        generation,
+        seen: 0,
+    };
+    let standing = judge(schema::standing(&mut tx, server, true).map_err(e)?, mine);
+    if let Some(refused) = standing.error(name, server, mine) {
+        return Err(refused);
+    }
+    let (me, them) = (server.as_str(), them.as_str());
     let found = tx
         .query(
             "UPDATE containers SET owner = $1, epoch = epoch + 1 WHERE owner = $2 RETURNING id, epoch, adoption, contents, store",
@@ -282,9 +346,13 @@ fn claim(
 impl Store for PostgresStore {
     fn write(&mut self, rows: &FrameRows) -> Result<Written, StoreError> {
         let known = lock(&self.epochs).clone();
-        let outcome = write::frame(&mut self.client, rows, &self.server, &known);
+        let mine = Mine {
+            generation: self.generation,
+            seen: rows.seen,
+        };
+        let outcome = write::frame(&mut self.client, rows, &self.server, &known, mine);
         match outcome {
-            Ok(Ok(done)) => {
+            Ok(write::Outcome::Done(done)) => {
                 let mut epochs = lock(&self.epochs);
                 for (id, epoch) in done.epochs {
                     match epoch {
@@ -294,31 +362,38 @@ impl Store for PostgresStore {
                 }
                 Ok(done.written)
             }
-            Ok(Err(lost)) => Err(StoreError::Fenced(self.owners(lost))),
+            Ok(write::Outcome::Lost(lost)) => Err(StoreError::Fenced(self.owners(lost))),
+            Ok(write::Outcome::Refused(standing)) => Err(StoreError::Failed(
+                standing
+                    .error(&self.name, &self.server, mine)
+                    .unwrap_or_else(|| self.write_error(rows.frame, "refused".into())),
+            )),
             Err(e) if schema::is_disconnect(&e) => {
                 Err(StoreError::Disconnected(schema::describe(&e)))
             }
-            Err(e) => Err(StoreError::Failed(DatabaseError::Write {
-                path: self.name.clone(),
-                frame: rows.frame,
-                message: schema::describe(&e),
-            })),
+            Err(e) => Err(StoreError::Failed(
+                self.write_error(rows.frame, schema::describe(&e)),
+            )),
         }
     }
 
-    fn reconnect(&mut self) -> Result<u64, DatabaseError> {
-        self.client = schema::connect(&self.config, &self.name, &self.server)?;
-        let row = self
-            .client
-            .query_opt(
-                "SELECT frame FROM servers WHERE id = $1",
-                &[&self.server.as_str()],
-            )
-            .map_err(|e| schema::error(&self.name, &e))?;
-        let frame: i64 = row
-            .map_or(Ok(0), |r| r.try_get(0))
-            .map_err(|e| schema::error(&self.name, &e))?;
-        Ok(frame.max(0) as u64)
+    fn reconnect(&mut self, seen: u64) -> Result<u64, DatabaseError> {
+        let mut client = schema::connect_plain(&self.config, &self.name)?;
+        let e = |e: postgres::Error| schema::error(&self.name, &e);
+        // judged before the lock is asked for: a newer process of this id
+        // may hold it, and this one must hear that it was replaced
+        let mine = Mine {
+            generation: self.generation,
+            seen,
+        };
+        let found = schema::standing(&mut client, &self.server, false).map_err(e)?;
+        let standing = judge(found, mine);
+        if let Some(refused) = standing.error(&self.name, &self.server, mine) {
+            return Err(refused);
+        }
+        schema::lock(&mut client, &self.name, &self.server)?;
+        self.client = client;
+        Ok(found.map_or(0, |(frame, _)| frame))
     }
 
     fn reread(&mut self, touched: &[String]) -> Result<Reread, DatabaseError> {
@@ -376,6 +451,14 @@ impl Store for PostgresStore {
 }
 
 impl PostgresStore {
+    fn write_error(&self, frame: u64, message: String) -> DatabaseError {
+        DatabaseError::Write {
+            path: self.name.clone(),
+            frame,
+            message,
+        }
+    }
+
     /// Who owns the `lost` ids now (outside the refused transaction).
     fn owners(&mut self, lost: Vec<String>) -> Vec<Lost> {
         let found = self

@@ -17,7 +17,8 @@ use crate::persist::servers::ServerId;
 /// | --- | --- |
 /// | 1 | `servers` (each server's last frame and next pickup number), `containers` and `pickups` (as in SQLite, with `owner` and `epoch`), `handovers` (containers given to a server that has not spawned them yet) |
 /// | 2 | `mail` (items in flight to a container, and the answers coming back) |
-pub const SCHEMA_VERSION: i64 = 2;
+/// | 3 | `servers.generation`: raised each time a server id opens the database; every write of that id checks it, so an older process of the id writes nothing |
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
 const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
@@ -71,6 +72,9 @@ const MIGRATIONS: [&str; SCHEMA_VERSION as usize] = [
     CREATE INDEX mail_target ON mail (target);
     CREATE INDEX mail_origin ON mail (origin);
 ",
+    "
+    ALTER TABLE servers ADD COLUMN generation BIGINT NOT NULL DEFAULT 0 CHECK (generation >= 0);
+",
 ];
 
 /// How long a session may sit in an open transaction before PostgreSQL
@@ -97,6 +101,9 @@ pub(super) fn describe(e: &postgres::Error) -> String {
 pub(super) fn error(name: &str, e: &postgres::Error) -> DatabaseError {
     let path = name.to_string();
     let message = describe(e);
+    if let Some(fix) = e.code().and_then(|c| advice(c, &message)) {
+        return DatabaseError::Refused { path, message, fix };
+    }
     match e.code() {
         Some(c)
             if *c == SqlState::INVALID_PASSWORD
@@ -112,6 +119,28 @@ pub(super) fn error(name: &str, e: &postgres::Error) -> DatabaseError {
     }
 }
 
+/// PostgreSQL's own fix for the refusals a first setup meets: a database
+/// or a role that does not exist, a permission missing.
+fn advice(code: &SqlState, message: &str) -> Option<String> {
+    if *code == SqlState::INVALID_CATALOG_NAME {
+        return Some(
+            "create the database (`createdb NAME`, or `CREATE DATABASE name;` in psql) or fix the database name at the end of the URL".into(),
+        );
+    }
+    if *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION && message.contains("does not exist")
+    {
+        return Some(
+            "create the role (`createuser NAME`, or `CREATE ROLE name LOGIN;` in psql) or fix the user in the URL".into(),
+        );
+    }
+    if *code == SqlState::INSUFFICIENT_PRIVILEGE {
+        return Some(
+            "grant the URL's role what the crate needs: `GRANT CONNECT, CREATE ON DATABASE name TO role;` and `GRANT ALL ON SCHEMA public TO role;` (the crate creates and migrates its tables), or use the database's owner".into(),
+        );
+    }
+    None
+}
+
 /// Whether `e` means the connection is gone (the server restarted, the
 /// session was ended), not that a statement was wrong.
 pub(super) fn is_disconnect(e: &postgres::Error) -> bool {
@@ -120,7 +149,10 @@ pub(super) fn is_disconnect(e: &postgres::Error) -> bool {
     }
     match e.code() {
         Some(c) => {
-            *c == SqlState::ADMIN_SHUTDOWN
+            // a primary demoted under the connection (a failover): the
+            // next connection finds the read-write one
+            *c == SqlState::READ_ONLY_SQL_TRANSACTION
+                || *c == SqlState::ADMIN_SHUTDOWN
                 || *c == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT
                 || *c == SqlState::CRASH_SHUTDOWN
                 || *c == SqlState::CANNOT_CONNECT_NOW
@@ -136,16 +168,24 @@ pub(super) fn connect(
     name: &str,
     server: &ServerId,
 ) -> Result<Client, DatabaseError> {
-    let mut client = config.connect(NoTls).map_err(|e| error(name, &e))?;
-    let settings = format!(
-        "SET idle_in_transaction_session_timeout = {}; SET lock_timeout = {}; SET application_name = 'bevy_container {}'",
-        IDLE_IN_TRANSACTION.as_millis(),
-        LOCK_TIMEOUT.as_millis(),
-        server.as_str().replace('\'', "")
-    );
+    let mut client = connect_plain(config, name)?;
     client
-        .batch_execute(&settings)
+        .batch_execute(&format!(
+            "SET application_name = 'bevy_container {}'",
+            server.as_str().replace('\'', "")
+        ))
         .map_err(|e| error(name, &e))?;
+    lock(&mut client, name, server)?;
+    Ok(client)
+}
+
+/// Takes the server's lock on `client`'s session: one process per server
+/// id at a time (the generation fences a process whose session was cut).
+pub(super) fn lock(
+    client: &mut Client,
+    name: &str,
+    server: &ServerId,
+) -> Result<(), DatabaseError> {
     let locked: bool = client
         .query_one(
             "SELECT pg_try_advisory_lock(hashtext('bevy_container'), hashtext($1))",
@@ -159,7 +199,7 @@ pub(super) fn connect(
             server: server.to_string(),
         });
     }
-    Ok(client)
+    Ok(())
 }
 
 /// Connects for listening: the timeouts, no lock.
@@ -173,6 +213,45 @@ pub(super) fn connect_plain(config: &Config, name: &str) -> Result<Client, Datab
         ))
         .map_err(|e| error(name, &e))?;
     Ok(client)
+}
+
+/// Registers `server` as opened once more: its generation goes up by one
+/// (a new id starts at generation 1, frame 0), committed before anything
+/// is read, so from here on every write of an older process of the id is
+/// refused. Returns the generation this process holds.
+pub(super) fn register(
+    client: &mut Client,
+    name: &str,
+    server: &ServerId,
+) -> Result<i64, DatabaseError> {
+    client
+        .query_one(
+            "INSERT INTO servers (id, frame, next_pickup, generation) VALUES ($1, 0, 1, 1)
+             ON CONFLICT (id) DO UPDATE SET generation = servers.generation + 1 RETURNING generation",
+            &[&server.as_str()],
+        )
+        .and_then(|row| row.try_get(0))
+        .map_err(|e| error(name, &e))
+}
+
+/// What the database holds for a server: its last frame and generation
+/// (`None`: no row, the database never saw it or forgot it).
+pub(super) fn standing(
+    client: &mut impl postgres::GenericClient,
+    server: &ServerId,
+    for_update: bool,
+) -> Result<Option<(u64, i64)>, postgres::Error> {
+    let sql = if for_update {
+        "SELECT frame, generation FROM servers WHERE id = $1 FOR UPDATE"
+    } else {
+        "SELECT frame, generation FROM servers WHERE id = $1"
+    };
+    let Some(row) = client.query_opt(sql, &[&server.as_str()])? else {
+        return Ok(None);
+    };
+    let frame: i64 = row.try_get(0)?;
+    let generation: i64 = row.try_get(1)?;
+    Ok(Some((frame.max(0) as u64, generation)))
 }
 
 /// Brings the schema to [`SCHEMA_VERSION`]; a newer schema, or tables of

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// A throwaway PostgreSQL cluster (feature `postgres`): `initdb` into a
 /// temporary folder and `pg_ctl start` with a Unix socket in it, no TCP.
@@ -23,10 +24,76 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// # drop(north);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// With a standby ([`ThrowawayPostgres::start_with`]), the cluster is a
+/// primary and a streaming standby on two ports of the same socket
+/// folder, and its URL names both with `target_session_attrs=read-write`,
+/// as a game's URL names the hosts a failover manager moves the primary
+/// between. [`ThrowawayPostgres::fail_over`] stops the primary at once
+/// and promotes the standby; [`ThrowawayPostgres::make_standby`] makes a
+/// new standby from the new primary.
+///
+/// ```no_run
+/// use bevy_container::persist::{Replication, ThrowawayOptions, ThrowawayPostgres};
+/// let pg = ThrowawayPostgres::start_with(ThrowawayOptions {
+///     standby: Some(Replication::Synchronous),
+///     ..ThrowawayOptions::default()
+/// })?;
+/// let url = pg.database("world")?; // both hosts, the read-write one chosen
+/// pg.fail_over()?; // the primary gone, the standby promoted
+/// pg.make_standby()?; // and a new standby behind it
+/// # let _ = url;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct ThrowawayPostgres {
     dir: PathBuf,
     bin: PathBuf,
     as_postgres: bool,
+    options: ThrowawayOptions,
+    /// The nodes' state: which is the primary, which run.
+    nodes: Mutex<Nodes>,
+}
+
+/// How a standby follows its primary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replication {
+    /// A commit returns once the standby has it
+    /// (`synchronous_standby_names = '*'`): a failover loses no committed
+    /// frame; every commit waits for the standby.
+    Synchronous,
+    /// A commit returns at once; the standby follows behind. A failover
+    /// can lose the last committed frames (the servers detect it:
+    /// [`DatabaseError::Behind`](crate::persist::DatabaseError::Behind)).
+    Asynchronous,
+}
+
+/// What a [`ThrowawayPostgres`] is made of.
+///
+/// ```
+/// use bevy_container::persist::ThrowawayOptions;
+/// let options = ThrowawayOptions::default();
+/// assert!(options.standby.is_none() && !options.fsync);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ThrowawayOptions {
+    /// A standby beside the primary, and how it follows.
+    pub standby: Option<Replication>,
+    /// Whether the cluster flushes to disk (PostgreSQL's default, `true`,
+    /// is what a game's database does; off by default here, for tests).
+    pub fsync: bool,
+}
+
+/// A node: its data folder and port.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    port: u16,
+    running: bool,
+}
+
+#[derive(Debug)]
+struct Nodes {
+    list: Vec<Node>,
+    primary: usize,
 }
 
 /// Where the PostgreSQL binaries are: on the `PATH`, or the newest under
@@ -37,7 +104,12 @@ fn binaries() -> Result<PathBuf, String> {
         .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .find(|d| d.join("initdb").is_file() && d.join("pg_ctl").is_file());
     if let Some(dir) = on_path {
-        return Ok(dir);
+        // a link on the PATH (/usr/local/bin/initdb) stands for the
+        // folder of every binary, pg_basebackup included
+        let real = std::fs::canonicalize(dir.join("initdb"))
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf));
+        return Ok(real.unwrap_or(dir));
     }
     let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
         .into_iter()
@@ -61,9 +133,15 @@ fn is_root() -> bool {
 }
 
 impl ThrowawayPostgres {
-    /// Starts a new cluster; the error says what is missing and how to
-    /// install it.
+    /// Starts a new cluster (one node, `fsync` off); the error says what
+    /// is missing and how to install it.
     pub fn start() -> Result<ThrowawayPostgres, String> {
+        ThrowawayPostgres::start_with(ThrowawayOptions::default())
+    }
+
+    /// Starts a new cluster as `options` say: with a standby, both are up
+    /// when this returns.
+    pub fn start_with(options: ThrowawayOptions) -> Result<ThrowawayPostgres, String> {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let bin = binaries()?;
         let dir = std::env::temp_dir().join(format!(
@@ -77,11 +155,18 @@ impl ThrowawayPostgres {
             dir,
             bin,
             as_postgres: is_root(),
+            options,
+            nodes: Mutex::new(Nodes {
+                list: vec![Node {
+                    port: 5432,
+                    running: false,
+                }],
+                primary: 0,
+            }),
         };
         if pg.as_postgres {
             pg.run(Command::new("chown").arg("postgres").arg(&pg.dir))?;
         }
-        let data = pg.dir.join("data");
         pg.run(
             pg.command("initdb")
                 .args([
@@ -94,10 +179,30 @@ impl ThrowawayPostgres {
                     "UTF8",
                     "-D",
                 ])
-                .arg(&data),
+                .arg(pg.data(0)),
         )?;
-        pg.pg_ctl("start")?;
+        pg.pg_ctl(0, "start")?;
+        pg.nodes().list[0].running = true;
+        if options.standby.is_some() {
+            pg.nodes().list.push(Node {
+                port: 5433,
+                running: false,
+            });
+            pg.make_standby()?;
+        }
         Ok(pg)
+    }
+
+    fn nodes(&self) -> std::sync::MutexGuard<'_, Nodes> {
+        self.nodes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The data folder of node `i`.
+    fn data(&self, i: usize) -> PathBuf {
+        match i {
+            0 => self.dir.join("data"),
+            i => self.dir.join(format!("data{i}")),
+        }
     }
 
     /// The command `name` of the binaries, as the `postgres` user when
@@ -126,22 +231,181 @@ impl ThrowawayPostgres {
         }
     }
 
-    /// `pg_ctl start`, `stop` or `restart`, waiting for it.
-    fn pg_ctl(&self, what: &str) -> Result<(), String> {
-        let options = format!(
-            "-k {} -c listen_addresses='' -c fsync=off -c max_connections=200",
+    /// `pg_ctl start`, `stop`, `restart` or `promote` of node `i`, waiting
+    /// for it.
+    fn pg_ctl(&self, i: usize, what: &str) -> Result<(), String> {
+        let port = self.nodes().list[i].port;
+        let mut options = format!(
+            "-k {} -c listen_addresses='' -p {port} -c max_connections=200",
             self.dir.display()
         );
+        if !self.options.fsync {
+            options.push_str(" -c fsync=off");
+        }
         let mut c = self.command("pg_ctl");
-        c.arg("-D").arg(self.dir.join("data")).args(["-w", "-l"]);
-        c.arg(self.dir.join("log"))
+        c.arg("-D").arg(self.data(i)).args(["-w", "-l"]);
+        c.arg(self.dir.join(format!("log{i}")))
             .args(["-o", &options, "-m", "fast", what]);
         self.run(&mut c)
     }
 
-    /// Restarts the cluster (every connection is ended).
+    /// Stops node `i` at once (as a crash does: no checkpoint, every
+    /// session cut).
+    fn stop_now(&self, i: usize) -> Result<(), String> {
+        let mut c = self.command("pg_ctl");
+        c.arg("-D")
+            .arg(self.data(i))
+            .args(["-w", "-m", "immediate", "stop"]);
+        self.run(&mut c)?;
+        self.nodes().list[i].running = false;
+        Ok(())
+    }
+
+    /// Restarts the primary (every connection is ended).
     pub fn restart(&self) -> Result<(), String> {
-        self.pg_ctl("restart")
+        let primary = self.nodes().primary;
+        self.pg_ctl(primary, "restart")
+    }
+
+    /// The primary dies (stopped at once) and the standby is promoted in
+    /// its place; the URL's read-write host is the standby's from here.
+    /// Until [`ThrowawayPostgres::make_standby`], the new primary has no
+    /// standby, and commits do not wait for one.
+    pub fn fail_over(&self) -> Result<(), String> {
+        let (old, new) = {
+            let nodes = self.nodes();
+            if nodes.list.len() < 2 {
+                return Err(
+                    "this cluster has no standby to fail over to (ThrowawayOptions::standby)"
+                        .into(),
+                );
+            }
+            (nodes.primary, 1 - nodes.primary)
+        };
+        self.stop_now(old)?;
+        if !self.nodes().list[new].running {
+            // an asynchronous standby stopped to lag behind: it starts as
+            // it is (its primary gone), missing what it never received
+            self.pg_ctl(new, "start")?;
+            self.nodes().list[new].running = true;
+        }
+        self.pg_ctl(new, "promote")?;
+        self.nodes().primary = new;
+        // a promoted synchronous standby carries the setting: commits
+        // would wait for a standby that is not there yet
+        self.psql(
+            new,
+            &[
+                "ALTER SYSTEM SET synchronous_standby_names = ''",
+                "SELECT pg_reload_conf()",
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Makes a new standby from the primary (`pg_basebackup -R`) where the
+    /// other node was, starts it, and (when synchronous) has the primary's
+    /// commits wait for it from here on.
+    pub fn make_standby(&self) -> Result<(), String> {
+        let (standby, primary_port) = {
+            let nodes = self.nodes();
+            if nodes.list.len() < 2 {
+                return Err("this cluster has no standby (ThrowawayOptions::standby)".into());
+            }
+            (1 - nodes.primary, nodes.list[nodes.primary].port)
+        };
+        if self.nodes().list[standby].running {
+            self.stop_now(standby)?;
+        }
+        let data = self.data(standby);
+        let _ = std::fs::remove_dir_all(&data);
+        self.run(
+            self.command("pg_basebackup")
+                .arg("-D")
+                .arg(&data)
+                .args([
+                    "-R",
+                    "-X",
+                    "stream",
+                    "-c",
+                    "fast",
+                    "--no-sync",
+                    "-U",
+                    "postgres",
+                    "-h",
+                ])
+                .arg(&self.dir)
+                .args(["-p", &primary_port.to_string()]),
+        )?;
+        self.pg_ctl(standby, "start")?;
+        self.nodes().list[standby].running = true;
+        let primary = self.nodes().primary;
+        if self.options.standby == Some(Replication::Synchronous) {
+            self.psql(
+                primary,
+                &[
+                    "ALTER SYSTEM SET synchronous_standby_names = '*'",
+                    "SELECT pg_reload_conf()",
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Waits until the standby has replayed everything the primary
+    /// committed so far, then stops it: an asynchronous standby then lags
+    /// by exactly what the primary commits from here.
+    /// [`ThrowawayPostgres::fail_over`] starts it again as it is.
+    pub fn stop_standby(&self) -> Result<(), String> {
+        let (standby, primary) = {
+            let nodes = self.nodes();
+            if nodes.list.len() < 2 {
+                return Err("this cluster has no standby (ThrowawayOptions::standby)".into());
+            }
+            (1 - nodes.primary, nodes.primary)
+        };
+        let mut client = self.client(primary)?;
+        let since = std::time::Instant::now();
+        loop {
+            let caught_up: bool = client
+                .query_one(
+                    "SELECT EXISTS (SELECT 1 FROM pg_stat_replication WHERE replay_lsn >= pg_current_wal_lsn())",
+                    &[],
+                )
+                .and_then(|r| r.try_get(0))
+                .map_err(|e| super::schema::describe(&e))?;
+            if caught_up {
+                break;
+            }
+            if since.elapsed() > std::time::Duration::from_secs(30) {
+                return Err("the standby did not catch up within 30 s".into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        self.stop_now(standby)
+    }
+
+    /// A connection to node `i`'s `postgres` database.
+    fn client(&self, i: usize) -> Result<postgres::Client, String> {
+        let port = self.nodes().list[i].port;
+        let url = format!(
+            "postgresql://postgres@/postgres?host={}&port={port}",
+            self.dir.display()
+        );
+        postgres::Client::connect(&url, postgres::NoTls)
+            .map_err(|e| format!("{url}: {}", super::schema::describe(&e)))
+    }
+
+    /// Runs each of `statements` on node `i` as `postgres`, one at a time
+    /// (`ALTER SYSTEM` refuses to run inside a transaction).
+    fn psql(&self, i: usize, statements: &[&str]) -> Result<(), String> {
+        let mut client = self.client(i)?;
+        for sql in statements {
+            client
+                .batch_execute(sql)
+                .map_err(|e| format!("{sql}: {}", super::schema::describe(&e)))?;
+        }
+        Ok(())
     }
 
     /// The folder of the cluster's Unix socket.
@@ -149,11 +413,24 @@ impl ThrowawayPostgres {
         &self.dir
     }
 
-    /// The URL of the cluster's `postgres` database.
+    /// The URL of the cluster's `postgres` database: with a standby, both
+    /// nodes, the read-write one chosen at each connection.
     pub fn url(&self) -> String {
+        let nodes = self.nodes();
+        let dir = self.dir.display().to_string();
+        if nodes.list.len() == 1 {
+            return format!(
+                "postgresql://postgres@/postgres?host={dir}&port={}",
+                nodes.list[0].port
+            );
+        }
+        // a URL's `host` parameter is one socket folder: one per node
+        let hosts: Vec<String> = nodes.list.iter().map(|_| format!("host={dir}")).collect();
+        let ports: Vec<String> = nodes.list.iter().map(|n| n.port.to_string()).collect();
         format!(
-            "postgresql://postgres@/postgres?host={}",
-            self.dir.display()
+            "postgresql://postgres@/postgres?{}&port={}&target_session_attrs=read-write",
+            hosts.join("&"),
+            ports.join(",")
         )
     }
 
@@ -214,11 +491,10 @@ fn with_database(url: &str, name: &str) -> String {
 
 impl Drop for ThrowawayPostgres {
     fn drop(&mut self) {
-        let mut c = self.command("pg_ctl");
-        c.arg("-D")
-            .arg(self.dir.join("data"))
-            .args(["-w", "-m", "immediate", "stop"]);
-        let _ = c.output();
+        let count = self.nodes().list.len();
+        for i in 0..count {
+            let _ = self.stop_now(i);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -5,6 +5,8 @@ use std::collections::HashMap;
 
 use postgres::{Client, Transaction};
 
+use super::generation::{Mine, Standing, judge};
+use super::schema;
 use crate::persist::rows::PickupRow;
 use crate::persist::servers::ServerId;
 use crate::persist::store::{ContainerPut, FrameRows, Written};
@@ -16,15 +18,34 @@ pub(super) struct Done {
     pub(super) epochs: Vec<(String, Option<i64>)>,
 }
 
-/// Writes `rows` in one transaction: `Ok(Err(ids))` when rows of the
-/// frame are not this server's at the epoch it knows (nothing written).
+/// How a frame's transaction ended.
+pub(super) enum Outcome {
+    /// Committed.
+    Done(Done),
+    /// Rows of the frame are not this server's at the epoch it knows
+    /// (nothing written): their ids.
+    Lost(Vec<String>),
+    /// The server's row stands otherwise than this process knows it (a
+    /// newer process of the id, or a database that forgot): nothing
+    /// written, and nothing will be.
+    Refused(Standing),
+}
+
+/// Writes `rows` in one transaction, or nothing of them. The server's row
+/// is locked and checked first: the generation this process opened, at
+/// or past the frame it last saw committed.
 pub(super) fn frame(
     client: &mut Client,
     rows: &FrameRows,
     server: &ServerId,
     known: &HashMap<String, i64>,
-) -> Result<Result<Done, Vec<String>>, postgres::Error> {
+    mine: Mine,
+) -> Result<Outcome, postgres::Error> {
     let mut tx = client.transaction()?;
+    let standing = judge(schema::standing(&mut tx, server, true)?, mine);
+    if standing != Standing::Current {
+        return Ok(Outcome::Refused(standing));
+    }
     let mut w = Frame {
         me: server.as_str(),
         known,
@@ -45,15 +66,14 @@ pub(super) fn frame(
         // dropped: rolled back, nothing of the frame written
         w.lost.sort();
         w.lost.dedup();
-        return Ok(Err(w.lost));
+        return Ok(Outcome::Lost(w.lost));
     }
     tx.execute(
-        "INSERT INTO servers (id, frame, next_pickup) VALUES ($1, $2, $3)
-         ON CONFLICT (id) DO UPDATE SET frame = EXCLUDED.frame, next_pickup = EXCLUDED.next_pickup",
+        "UPDATE servers SET frame = $2, next_pickup = $3 WHERE id = $1",
         &[&w.me, &(rows.frame as i64), &(rows.next_pickup as i64)],
     )?;
     tx.commit()?;
-    Ok(Ok(w.done))
+    Ok(Outcome::Done(w.done))
 }
 
 /// The frame's transaction as it goes.
@@ -320,7 +340,8 @@ impl Frame<'_> {
         let back = tx.query(
             "UPDATE containers AS c SET owner = u.to_server, epoch = c.epoch + 1
              FROM unnest($1::text[], $2::text[], $3::int8[]) AS u(id, to_server, epoch)
-             WHERE c.id = u.id AND c.owner = $4 AND c.epoch = u.epoch RETURNING c.id",
+             WHERE c.id = u.id AND c.owner = $4 AND c.epoch = u.epoch
+               AND EXISTS (SELECT 1 FROM servers AS s WHERE s.id = u.to_server) RETURNING c.id",
             &[&ids, &to, &epochs, &self.me],
         )?;
         self.lost

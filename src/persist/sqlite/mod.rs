@@ -76,7 +76,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn reconnect(&mut self) -> Result<u64, DatabaseError> {
+    fn reconnect(&mut self, _seen: u64) -> Result<u64, DatabaseError> {
         // a file does not disconnect: a failed write is final
         Err(DatabaseError::Open {
             path: self.name.clone(),
