@@ -577,10 +577,11 @@ fn without_a_log_a_refused_adoption_and_warnings_reach_stderr_once() {
 fn with_log_plugin_each_problem_is_logged_once() {
     let text = child_output("log");
     assert_each_problem_once(&text);
-    // the asset server logs its own line: it names where the errors are,
-    // not what they are (nor does each request's warning)
+    // the refusal reached the log, with each problem
     assert!(
-        text.contains("the ContainerPlugin reports each problem with its fix"),
+        text.contains(
+            "ERROR bevy_container::plugin::notice: broken.adoption.json: the adoption has 1 error"
+        ),
         "{text}"
     );
     // logged, not also written to stderr by the plugin

@@ -146,7 +146,11 @@ fn a_container_handed_over_leaves_one_server_and_arrives_at_the_other_once() {
         container: pack,
         to: ServerId::new("south"),
     });
-    north.update();
+    // south opened a moment ago: north goes once its listener has read
+    // the servers again (a quarter of a second at most)
+    until(&mut north, "the hand-over", |app| {
+        entity(app, "pack-of-ilsa").is_none()
+    });
     flush(&north);
     north.update();
     assert!(

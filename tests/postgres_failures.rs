@@ -582,8 +582,11 @@ fn a_hand_over_to_a_server_nobody_knows_is_refused_and_the_container_stays() {
     north
         .world_mut()
         .write_message(HandOver::new(pack, "zone-sout"));
-    north.update();
-    north.update();
+    // refused once the listener has read the servers after the request
+    // (a server that opened a moment ago is not refused)
+    until(&mut north, "the refusal", |app| {
+        !heard::<HandOverRefused>(app).is_empty()
+    });
     flush(&north).expect("written");
     let refused = heard::<HandOverRefused>(&north).to_vec();
     assert_eq!(refused.len(), 1, "{refused:?}");
@@ -682,4 +685,35 @@ fn the_operators_tool_claims_and_audits() {
     let audit = operator::audit(&url).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(audit.problems.len(), 1, "{audit:?}");
     assert!(audit.problems[0].contains("gone-bag"), "{audit:?}");
+}
+
+#[test]
+fn an_idle_older_process_hears_it_was_replaced_without_writing() {
+    let (_pg, url) =
+        ThrowawayPostgres::url_for_tests("idletwice").unwrap_or_else(|e| panic!("{e}"));
+    let mut older = server_on(open(&url, "north"));
+    backpack(&mut older, "north-pack", 7);
+    flush(&older).expect("written");
+    // its writer's session cut (its lock with it); its listener still
+    // connected: the orchestrator starts north again
+    let mut c = postgres::Client::connect(&url, postgres::NoTls).expect("connects");
+    c.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'bevy_container north'",
+        &[],
+    )
+    .expect("terminates");
+    let newer = server_on(open(&url, "north"));
+    // the older process changes nothing, and still hears it
+    until(&mut older, "the older process replaced", |app| {
+        !heard::<ServerReplaced>(app).is_empty()
+    });
+    older.update();
+    assert_eq!(entity(&older, "north-pack"), None, "it let go of the pack");
+    assert!(
+        heard::<ContainerLost>(&older)
+            .iter()
+            .any(|l| l.lost.id == "north-pack")
+    );
+    assert_eq!(totals(&url).get("berries"), Some(&7));
+    flush(&newer).expect("the newer process writes on");
 }

@@ -236,12 +236,16 @@ fn a_target_handed_over_with_mail_in_flight_gets_it_once_at_its_new_owner() {
         .write_message(ContainerRequest::from(Deliver::new(pack, "berries", 12)));
     north.update();
     flush(&north);
-    // south hands the chest to east; mail is sent to it meanwhile
+    // south hands the chest to east (registered ahead: it has not started
+    // yet); mail is sent to it meanwhile
+    assert!(operator::register(&url, &ServerId::new("east")).expect("registers"));
     south.world_mut().write_message(HandOver {
         container: chest,
         to: ServerId::new("east"),
     });
-    south.update();
+    until(&mut [&mut south], "the chest handed over", |apps| {
+        entity(apps[0], "chest").is_none()
+    });
     flush(&south);
     north
         .world_mut()

@@ -36,18 +36,27 @@ pub(crate) struct Arrivals {
     pub(super) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
-/// The server ids a shared database knows, sorted: `None` until read.
-pub(crate) type KnownServers = std::sync::Arc<Mutex<Option<Vec<String>>>>;
+/// The server ids a shared database knows, sorted, as the listener last
+/// read them, and how many reads it made.
+#[derive(Debug, Default)]
+pub(crate) struct Known {
+    pub(crate) ids: Vec<String>,
+    pub(crate) reads: u64,
+}
+
+/// [`Known`], shared with the listener.
+pub(crate) type KnownServers = std::sync::Arc<Mutex<Known>>;
 
 impl Arrivals {
-    /// The server ids the database knows, as last read (`None` on SQLite,
-    /// or before the first read).
-    pub(super) fn known_servers(&self) -> Option<Vec<String>> {
-        self.known_servers
+    /// The server ids the database knows, as last read, and the number of
+    /// reads so far (`None` on SQLite).
+    pub(super) fn known_servers(&self) -> Option<(Vec<String>, u64)> {
+        let known = self
+            .known_servers
             .as_ref()?
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Some((known.ids.clone(), known.reads))
     }
 }
 

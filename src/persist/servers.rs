@@ -86,7 +86,11 @@ pub struct ThisServer(pub ServerId);
 /// this world at the end of the frame (its items with it, as
 /// [`DespawnPolicy::LeaveWithContents`](crate::plugin::DespawnPolicy)
 /// says), and `to` spawns it ([`ContainerArrived`]) as soon as it hears
-/// of it, or when it next starts. PostgreSQL only: a SQLite file has one
+/// of it, or when it next starts. `to` must be a server id the database
+/// knows (servers register when they first open it; an operator can
+/// register one ahead): one the listener has not read yet waits for its
+/// next read of the servers (a quarter of a second), and one still unknown
+/// then is refused ([`HandOverRefused`]), the container staying here. PostgreSQL only: a SQLite file has one
 /// server, and the request is refused with a warning there.
 ///
 /// ```

@@ -335,11 +335,19 @@ impl FrameWorld<'_, '_> {
     /// same transaction, and it leaves this world without its items (they
     /// are the new owner's now).
     fn hand_over(&mut self, batch: &mut Batch) {
-        let requests: Vec<HandOver> = self.hand_overs.read().cloned().collect();
-        for HandOver { container: e, to } in requests {
-            let entry = match self.hand_over_refusal(e, &to) {
-                Ok(entry) => entry,
-                Err(why) => {
+        let reads = self.told.arrivals.known_servers().map_or(0, |(_, r)| r);
+        let mut requests = std::mem::take(&mut self.tracked.waiting_hand_overs);
+        requests.extend(self.hand_overs.read().map(|h| (h.clone(), reads)));
+        for (request, asked_at) in requests {
+            let HandOver { container: e, to } = request;
+            let entry = match self.judge_hand_over(e, &to, asked_at) {
+                Verdict::Go(entry) => entry,
+                Verdict::Wait => {
+                    let waiting = HandOver { container: e, to };
+                    self.tracked.waiting_hand_overs.push((waiting, asked_at));
+                    continue;
+                }
+                Verdict::Refuse(why) => {
                     let r = HandOverRefused {
                         container: e,
                         to,
@@ -376,36 +384,48 @@ impl FrameWorld<'_, '_> {
 }
 
 impl FrameWorld<'_, '_> {
-    /// The tracked entry of a container that may be handed to `to`, or
-    /// why not (and the fix).
-    fn hand_over_refusal(&self, e: Entity, to: &ServerId) -> Result<&Entry, String> {
+    /// Whether the container `e` may be handed to `to` now (its tracked
+    /// entry), must wait for the listener's next read of the servers (`to`
+    /// is not among those last read, and no read was made since it was
+    /// asked at `asked_at`), or is refused (why, and the fix).
+    fn judge_hand_over(&self, e: Entity, to: &ServerId, asked_at: u64) -> Verdict<'_> {
         let Some(entry) = self.tracked.ids.get(&e) else {
-            return Err("it is not a persisted container of this world: give it a PersistentId (and let one frame pass) before handing it over".into());
+            return Verdict::Refuse("it is not a persisted container of this world: give it a PersistentId (and let one frame pass) before handing it over".into());
         };
         if !self.tracked.shared {
-            return Err(format!(
+            return Verdict::Refuse(format!(
                 "\"{}\" is kept in a SQLite file, which has one server; hand-overs need a shared database (PostgreSQL)",
                 entry.id
             ));
         }
         if entry.table != Table::Containers {
-            return Err(format!(
+            return Verdict::Refuse(format!(
                 "\"{}\" is a loose pickup, not a container",
                 entry.id
             ));
         }
         if *to == self.told.server.0 {
-            return Err(format!("\"{}\" is already this server's", entry.id));
+            return Verdict::Refuse(format!("\"{}\" is already this server's", entry.id));
         }
-        let known = self.told.arrivals.known_servers();
-        match known {
-            Some(known) if !known.iter().any(|s| s == to.as_str()) => Err(format!(
+        match self.told.arrivals.known_servers() {
+            Some((known, _)) if known.iter().any(|s| s == to.as_str()) => Verdict::Go(entry),
+            // a read begun after the request has not come yet: a server
+            // that opened the database a moment ago is not refused
+            Some((_, reads)) if reads < asked_at + 2 => Verdict::Wait,
+            Some((known, _)) => Verdict::Refuse(format!(
                 "no server \"{to}\" has ever opened this database (it knows {}); check the id, or register it ahead with `bevy-container db register URL {to}`",
                 known.join(", ")
             )),
-            _ => Ok(entry),
+            None => Verdict::Go(entry),
         }
     }
+}
+
+/// What becomes of a hand-over this frame.
+enum Verdict<'a> {
+    Go(&'a Entry),
+    Wait,
+    Refuse(String),
 }
 
 /// The next generated pickup id that no entity holds.

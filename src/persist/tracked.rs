@@ -67,6 +67,10 @@ pub(crate) struct Tracked {
     /// batch: a loaded entity that leaves, or is renamed, before the first
     /// hand-over still has its row deleted.
     pub(super) unsent: Vec<(u64, Box<str>)>,
+    /// Hand-overs to a server id this server has not heard of yet, each
+    /// with the listener's read count when it was asked: it waits for a
+    /// read of the servers made after it, then goes or is refused.
+    pub(super) waiting_hand_overs: Vec<(super::servers::HandOver, u64)>,
 }
 
 impl Tracked {

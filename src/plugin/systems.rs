@@ -370,27 +370,22 @@ fn compile_headline(path: &str, report: &Report) -> String {
 }
 
 /// What a failed load of an adoption file means for the containers using
-/// it, and the text the plugin reports for it. The asset server has
-/// logged its own error for the failure already: for an invalid file that
-/// line names only where the errors are (`AdoptionLoadError`), so the
-/// plugin's report is where each problem is written, once. For any other
-/// failure (a missing file, a read error) the asset server's line is the
-/// whole error, and a log shows it once: the plugin's log line points at
-/// it. With no log installed, the asset server's line went nowhere, and
-/// stderr gets the whole text.
+/// it, and the text the plugin reports for it: the error (for an invalid
+/// file, the headline and each problem with its fix), then what it means
+/// for the containers. The loader's own error names only where the errors
+/// are (`AdoptionLoadError`), so this report is where each problem is
+/// written, once: logged, or on stderr without a log.
 fn failure_text(message: &str, path: &str, invalid: bool, reload: bool) -> String {
     let consequence = if reload {
         "The containers using it keep the rules of its last version that loaded."
     } else {
         "The containers using it have no rules and answer no requests (their status is ContainerStatus::AdoptionRefused) until the file loads; fix it and hot reload, or call AssetServer::reload."
     };
-    if invalid || !notice::log_installed() {
-        format!("{message}\n{consequence}")
-    } else {
-        format!(
-            "{path}: the adoption file did not load (the asset server's error above says why).\n{consequence}"
-        )
-    }
+    // the asset server's own error line is not relied on: it does not
+    // reach the log in every load (a load through `AssetServer::load`
+    // sends the failure as an event only), so the whole text is reported
+    let _ = (invalid, path);
+    format!("{message}\n{consequence}")
 }
 
 /// Reports each load of an adoption file: a failure as [`AdoptionRejected`]

@@ -15,7 +15,7 @@ use postgres::{Client, Config};
 
 use super::generation::{Mine, Standing, judge};
 use super::{Epochs, container_rows, schema};
-use crate::persist::ownership::{Arrivals, Claimed, KnownServers};
+use crate::persist::ownership::{Arrivals, Claimed, Known, KnownServers};
 use crate::persist::rows::ContainerRow;
 use crate::persist::rows::{Letter, MailRow};
 use crate::persist::servers::ServerId;
@@ -57,7 +57,10 @@ pub(super) fn start(start: Start) -> Arrivals {
     let (post, letters) = channel();
     let (ask, claims) = channel();
     let (answer, claimed) = channel();
-    let known = Arc::new(Mutex::new(Some(start.servers.clone())));
+    let known = Arc::new(Mutex::new(Known {
+        ids: start.servers.clone(),
+        reads: 0,
+    }));
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
         let stop = stop.clone();
@@ -193,9 +196,13 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
     });
     match read {
         Ok(Some((rows, letters, known))) => {
-            *to.known
+            let mut shared = to
+                .known
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(known);
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            shared.ids = known;
+            shared.reads += 1;
+            drop(shared);
             for row in rows {
                 if to.send.send(row).is_err() {
                     return Look::Stop;
