@@ -4,56 +4,25 @@
 
 use std::path::Path;
 
-use super::error::DatabaseError;
-use super::load::Loaded;
-use super::ownership::Arrivals;
-use super::rows::{ContainerRow, PickupRow};
-use super::scheduling::WriterScheduling;
-use super::servers::ServerId;
-use super::sqlite::{self, SqliteStore};
-use super::store::Store;
-use super::writer::Start;
-
-/// How hard SQLite works to keep a committed frame through a power loss
-/// (its `synchronous` setting; the file is always in WAL mode).
-///
-/// ```
-/// use bevy_container::persist::Synchronous;
-/// assert_eq!(Synchronous::default(), Synchronous::Normal);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Synchronous {
-    /// No flush at all: a killed process loses nothing committed, but a
-    /// power loss may damage the file. For tests and throwaway worlds.
-    Off,
-    /// Flush at checkpoints only: a killed process loses nothing committed;
-    /// a power loss may lose the last committed frames (whole), never the
-    /// file.
-    #[default]
-    Normal,
-    /// Flush every transaction: a committed frame survives a power loss.
-    Full,
-}
-
-impl Synchronous {
-    pub(super) fn pragma(self) -> &'static str {
-        match self {
-            Synchronous::Off => "OFF",
-            Synchronous::Normal => "NORMAL",
-            Synchronous::Full => "FULL",
-        }
-    }
-}
+use crate::persist::frame::error::DatabaseError;
+use crate::persist::frame::rows::{ContainerRow, PickupRow};
+use crate::persist::frame::scheduling::WriterScheduling;
+use crate::persist::frame::store::Store;
+use crate::persist::frame::writer::Start;
+use crate::persist::servers::ServerId;
+use crate::persist::servers::ownership::Arrivals;
+use crate::persist::sqlite::{self, SqliteStore, Synchronous};
+use crate::persist::world::load::Loaded;
 
 /// The store behind a database.
 enum Backend {
     Sqlite(SqliteStore),
     #[cfg(feature = "postgres")]
-    Postgres(Box<super::postgres::PostgresStore>),
+    Postgres(Box<crate::persist::postgres::PostgresStore>),
 }
 
 /// An open container database: every row read and checked, ready to hand
-/// to [`ContainerDatabasePlugin`](super::ContainerDatabasePlugin).
+/// to [`ContainerDatabasePlugin`](crate::persist::ContainerDatabasePlugin).
 ///
 /// A path opens a SQLite file, taken for this process alone (a second
 /// server on the same file is refused with [`DatabaseError::Locked`]). A
@@ -154,7 +123,7 @@ impl ContainerDatabase {
     /// server that is gone: the operator's or the game's decision): in one
     /// transaction each gets this server as its owner and the next epoch,
     /// so a paused `from` that comes back can no longer write them (its
-    /// writes are refused and it reports [`ContainerLost`](super::ContainerLost)).
+    /// writes are refused and it reports [`ContainerLost`](crate::persist::ContainerLost)).
     /// What was claimed is loaded with the rest. PostgreSQL only.
     pub fn claim_from(mut self, from: &ServerId) -> Result<ContainerDatabase, DatabaseError> {
         match &mut self.backend {
@@ -271,7 +240,7 @@ impl ContainerDatabase {
 #[cfg(feature = "postgres")]
 fn open_postgres(target: &Path, server: ServerId) -> Result<ContainerDatabase, DatabaseError> {
     let url = target.to_str().unwrap_or_default();
-    let opened = super::postgres::open(url, &server)?;
+    let opened = crate::persist::postgres::open(url, &server)?;
     Ok(ContainerDatabase {
         name: opened.name,
         server,
@@ -290,7 +259,7 @@ fn open_postgres(target: &Path, server: ServerId) -> Result<ContainerDatabase, D
 #[cfg(not(feature = "postgres"))]
 fn open_postgres(target: &Path, _server: ServerId) -> Result<ContainerDatabase, DatabaseError> {
     Err(DatabaseError::Open {
-        path: super::error::hide_password(&target.display().to_string()),
+        path: crate::persist::frame::error::hide_password(&target.display().to_string()),
         message: "this build has no PostgreSQL store; enable bevy_container's feature \"postgres\""
             .into(),
     })

@@ -2,7 +2,7 @@
 //! database holds for this server (its frame, its generation) judged
 //! against what this process opened and saw committed.
 
-use crate::persist::error::DatabaseError;
+use crate::persist::frame::error::DatabaseError;
 use crate::persist::servers::ServerId;
 
 /// What this process of a server knows it is: the generation it opened,

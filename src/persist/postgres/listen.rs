@@ -15,10 +15,10 @@ use postgres::{Client, Config};
 
 use super::generation::{Mine, Standing, judge};
 use super::{Epochs, container_rows, schema};
-use crate::persist::ownership::{Arrivals, Claimed, Known, KnownServers};
-use crate::persist::rows::ContainerRow;
-use crate::persist::rows::{Letter, MailRow};
+use crate::persist::frame::rows::ContainerRow;
+use crate::persist::frame::rows::{Letter, MailRow};
 use crate::persist::servers::ServerId;
+use crate::persist::servers::ownership::{Arrivals, Claimed, Known, KnownServers};
 
 /// How long the listener waits for a wake-up before it looks anyway.
 const LOOK_EVERY: Duration = Duration::from_millis(250);

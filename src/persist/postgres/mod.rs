@@ -20,12 +20,12 @@ use postgres::{Client, Config, IsolationLevel, Row};
 pub use schema::SCHEMA_VERSION as POSTGRES_SCHEMA_VERSION;
 pub use throwaway::{Replication, ThrowawayOptions, ThrowawayPostgres};
 
-use super::error::{DatabaseError, hide_password};
-use super::ownership::Arrivals;
-use super::rows::{self, ContainerRow, PickupRow, row_error};
-use super::servers::Lost;
-use super::servers::ServerId;
-use super::store::{FrameRows, Reread, Store, StoreError, Written};
+use crate::persist::frame::error::{DatabaseError, hide_password};
+use crate::persist::frame::rows::{self, ContainerRow, PickupRow, row_error};
+use crate::persist::frame::store::{FrameRows, Reread, Store, StoreError, Written};
+use crate::persist::servers::Lost;
+use crate::persist::servers::ServerId;
+use crate::persist::servers::ownership::Arrivals;
 use generation::{Mine, judge};
 
 /// The epoch of every row this server owns, by id: what its writes are

@@ -8,8 +8,8 @@ use postgres::{Client, Config, NoTls};
 
 use super::schema;
 use crate::adoption::Format;
-use crate::persist::error::{DatabaseError, hide_password};
-use crate::persist::rows;
+use crate::persist::frame::error::{DatabaseError, hide_password};
+use crate::persist::frame::rows;
 use crate::persist::servers::ServerId;
 use crate::save::SavedContents;
 

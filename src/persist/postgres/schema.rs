@@ -6,7 +6,7 @@ use std::time::Duration;
 use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 
-use crate::persist::error::DatabaseError;
+use crate::persist::frame::error::DatabaseError;
 use crate::persist::servers::ServerId;
 
 /// The schema version this build writes, in the table `container_schema`.

@@ -7,9 +7,9 @@ use postgres::{Client, Transaction};
 
 use super::generation::{Mine, Standing, judge};
 use super::schema;
-use crate::persist::rows::PickupRow;
+use crate::persist::frame::rows::PickupRow;
+use crate::persist::frame::store::{ContainerPut, FrameRows, Written};
 use crate::persist::servers::ServerId;
-use crate::persist::store::{ContainerPut, FrameRows, Written};
 
 /// A committed frame: what it wrote, and each id's epoch now (`None`: no
 /// longer this server's row).

@@ -2,17 +2,18 @@
 
 mod read;
 mod schema;
+mod synchronous;
 
 use std::path::Path;
 
 use rusqlite::{Connection, params};
 
 pub use schema::SCHEMA_VERSION;
+pub use synchronous::Synchronous;
 
-use super::Synchronous;
-use super::error::DatabaseError;
-use super::rows::{ContainerRow, PickupRow};
-use super::store::{FrameRows, Reread, Store, StoreError, Written};
+use crate::persist::frame::error::DatabaseError;
+use crate::persist::frame::rows::{ContainerRow, PickupRow};
+use crate::persist::frame::store::{FrameRows, Reread, Store, StoreError, Written};
 
 /// What a SQLite file holds when opened.
 pub(super) struct Opened {

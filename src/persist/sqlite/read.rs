@@ -6,8 +6,8 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Row};
 
 use super::schema::error;
-use crate::persist::error::DatabaseError;
-use crate::persist::rows::{self, ContainerRow, PickupRow, row_error};
+use crate::persist::frame::error::DatabaseError;
+use crate::persist::frame::rows::{self, ContainerRow, PickupRow, row_error};
 
 /// A column read as `T`, or an error naming the column and what it holds.
 fn column<T: rusqlite::types::FromSql>(row: &Row, name: &str) -> Result<T, String> {

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
-use crate::persist::Synchronous;
-use crate::persist::error::DatabaseError;
+use super::Synchronous;
+use crate::persist::frame::error::DatabaseError;
 
 /// The schema version this build writes (SQLite's `user_version`). Files
 /// of an older version are migrated when opened; a newer one is refused.

@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use bevy::log::warn;
 
-use super::error::DatabaseError;
-use super::rows::{MailRow, PickupRow};
-use super::scheduling::WriterScheduling;
-use super::servers::Lost;
-use super::servers::ServerId;
-use super::store::{ContainerPut, FrameRows, Reread, Store, StoreError, Written};
 use crate::contents::{SaveHead, Stack};
+use crate::persist::frame::error::DatabaseError;
+use crate::persist::frame::rows::{MailRow, PickupRow};
+use crate::persist::frame::scheduling::WriterScheduling;
+use crate::persist::frame::server_id::Lost;
+use crate::persist::frame::server_id::ServerId;
+use crate::persist::frame::store::{ContainerPut, FrameRows, Reread, Store, StoreError, Written};
 use crate::rules::Rules;
 use crate::save::AdoptionId;
 
@@ -22,21 +22,21 @@ use crate::save::AdoptionId;
 /// hash) its saves carry, and the rules compiled from it. Shared by every
 /// container under it.
 #[derive(Debug)]
-pub(super) struct AdoptionRef {
-    pub(super) path: String,
-    pub(super) id: AdoptionId,
-    pub(super) rules: Arc<Rules>,
+pub(crate) struct AdoptionRef {
+    pub(crate) path: String,
+    pub(crate) id: AdoptionId,
+    pub(crate) rules: Arc<Rules>,
 }
 
 /// A container to write: what its save needs (taken on the game thread
 /// without making the save; its stacks are in the batch's list), its
 /// adoption, its store's id.
-pub(super) struct ContainerWrite {
+pub(crate) struct ContainerWrite {
     /// Its place in the batch's `adoptions`.
-    pub(super) adoption: usize,
-    pub(super) head: SaveHead,
+    pub(crate) adoption: usize,
+    pub(crate) head: SaveHead,
     /// The store's key.
-    pub(super) store: Option<u64>,
+    pub(crate) store: Option<u64>,
 }
 
 /// What one frame changed: each entity (by its key) written (`Some`) or
@@ -44,30 +44,30 @@ pub(super) struct ContainerWrite {
 /// Entities are named by a number: the game thread tells the writer each
 /// key's id once (`names`), so no text is shared between the threads.
 #[derive(Default)]
-pub(super) struct Batch {
-    pub(super) frame: u64,
-    pub(super) next_pickup: u64,
+pub(crate) struct Batch {
+    pub(crate) frame: u64,
+    pub(crate) next_pickup: u64,
     /// Keys first named in this frame, and their persistent ids.
-    pub(super) names: Vec<(u64, Box<str>)>,
-    pub(super) containers: Vec<(u64, Option<ContainerWrite>)>,
-    pub(super) pickups: Vec<(u64, Option<PickupRow>)>,
+    pub(crate) names: Vec<(u64, Box<str>)>,
+    pub(crate) containers: Vec<(u64, Option<ContainerWrite>)>,
+    pub(crate) pickups: Vec<(u64, Option<PickupRow>)>,
     /// The stacks of every container written, shared.
-    pub(super) stacks: Vec<(u32, Stack)>,
+    pub(crate) stacks: Vec<(u32, Stack)>,
     /// The adoptions of the containers written, each once: a container
     /// names its adoption by its place here, so writing a thousand
     /// containers under one adoption counts no reference a thousand times.
-    pub(super) adoptions: Vec<Arc<AdoptionRef>>,
+    pub(crate) adoptions: Vec<Arc<AdoptionRef>>,
     /// Containers handed to another server in this frame (written above
     /// as of this frame).
-    pub(super) handovers: Vec<(u64, ServerId)>,
+    pub(crate) handovers: Vec<(u64, ServerId)>,
     /// Mail sent or answered in this frame.
-    pub(super) mail: Vec<MailRow>,
+    pub(crate) mail: Vec<MailRow>,
     /// Mail applied in this frame (the rows' ids).
-    pub(super) mail_done: Vec<String>,
+    pub(crate) mail_done: Vec<String>,
     /// The game has put back what a fence touched: the writer rereads the
     /// rows the discarded frames touched and writes again from the next
     /// frame.
-    pub(super) resync: bool,
+    pub(crate) resync: bool,
 }
 
 impl Batch {
@@ -85,7 +85,7 @@ impl Batch {
     }
 
     /// The place of `adoption` in the batch's list, added when new.
-    pub(super) fn adoption(&mut self, adoption: &Arc<AdoptionRef>) -> usize {
+    pub(crate) fn adoption(&mut self, adoption: &Arc<AdoptionRef>) -> usize {
         match self.adoptions.iter().position(|a| Arc::ptr_eq(a, adoption)) {
             Some(at) => at,
             None => {
@@ -96,7 +96,7 @@ impl Batch {
     }
 
     /// Nothing to write and no key to name.
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.containers.is_empty()
             && self.pickups.is_empty()
             && self.names.is_empty()
@@ -216,34 +216,34 @@ impl Shared {
 }
 
 /// The game thread's end of the writer.
-pub(super) struct Handle {
+pub(crate) struct Handle {
     /// Frames are handed over (false once the writer stopped).
     open: bool,
     /// What the writer thread runs under.
-    pub(super) scheduling: WriterScheduling,
+    pub(crate) scheduling: WriterScheduling,
     thread: Option<JoinHandle<()>>,
     shared: Arc<Shared>,
     path: String,
     /// The frame the game thread is at.
-    pub(super) frame: u64,
+    pub(crate) frame: u64,
     /// The last frame handed over.
     handed: u64,
     /// Times the game thread waited for room in the queue.
-    pub(super) waits: u64,
+    pub(crate) waits: u64,
     /// How long the last hand-over took on the game thread.
-    pub(super) last_hand_over: Duration,
+    pub(crate) last_hand_over: Duration,
     /// Whether the writer's error was logged.
     reported: bool,
 }
 
 impl Handle {
-    pub(super) fn stats(&self) -> WriterStats {
+    pub(crate) fn stats(&self) -> WriterStats {
         self.shared.lock().stats
     }
 
     /// An empty batch for `frame`, with the room of one already written
     /// when there is one.
-    pub(super) fn batch(&self, frame: u64) -> Batch {
+    pub(crate) fn batch(&self, frame: u64) -> Batch {
         let spare = self
             .shared
             .spare
@@ -256,13 +256,13 @@ impl Handle {
         }
     }
 
-    pub(super) fn error(&self) -> Option<DatabaseError> {
+    pub(crate) fn error(&self) -> Option<DatabaseError> {
         self.shared.lock().error.clone()
     }
 
     /// The writer's error the first time it is seen, logged: the game goes
     /// on, unpersisted.
-    pub(super) fn newly_stopped(&mut self) -> Option<DatabaseError> {
+    pub(crate) fn newly_stopped(&mut self) -> Option<DatabaseError> {
         if self.reported {
             return None;
         }
@@ -275,7 +275,7 @@ impl Handle {
     /// Hands a frame to the writer; waits when the queue is full. After
     /// the writer stopped on an error, frames are not written (the error
     /// says so).
-    pub(super) fn send(&mut self, batch: Batch) {
+    pub(crate) fn send(&mut self, batch: Batch) {
         if !self.open {
             return;
         }
@@ -317,14 +317,14 @@ impl Handle {
     /// Whether the store refused a frame because another server owns some
     /// of its rows now: the game must put back what the unwritten frames
     /// touched ([`Handle::resync`]).
-    pub(super) fn fenced(&self) -> bool {
+    pub(crate) fn fenced(&self) -> bool {
         self.shared.lock().fence.is_some()
     }
 
     /// Hands over `batch` (this frame, not written) marked as the resync,
     /// whatever the queue holds, and waits for the rows of every id the
     /// unwritten frames touched, as the store holds them now.
-    pub(super) fn resync(&mut self, mut batch: Batch) -> Result<Reread, DatabaseError> {
+    pub(crate) fn resync(&mut self, mut batch: Batch) -> Result<Reread, DatabaseError> {
         batch.resync = true;
         let mut queue = self.shared.queue();
         queue.batches.push(batch);
@@ -359,7 +359,7 @@ impl Handle {
         }
     }
 
-    pub(super) fn flush(&self) -> Result<(), DatabaseError> {
+    pub(crate) fn flush(&self) -> Result<(), DatabaseError> {
         let mut state = self.shared.lock();
         loop {
             if let Some(e) = &state.error {
@@ -390,19 +390,19 @@ impl Drop for Handle {
 }
 
 /// What the writer thread starts with.
-pub(super) struct Start {
-    pub(super) store: Box<dyn Store>,
+pub(crate) struct Start {
+    pub(crate) store: Box<dyn Store>,
     /// The file or URL, for errors.
-    pub(super) name: String,
+    pub(crate) name: String,
     /// The last frame the store holds.
-    pub(super) frame: u64,
+    pub(crate) frame: u64,
     /// How many frames may wait.
-    pub(super) queue: usize,
-    pub(super) scheduling: WriterScheduling,
+    pub(crate) queue: usize,
+    pub(crate) scheduling: WriterScheduling,
 }
 
 /// Starts the writer thread on the store; returns the game's end of it.
-pub(super) fn start(start: Start) -> Handle {
+pub(crate) fn start(start: Start) -> Handle {
     let Start {
         store,
         name,
@@ -826,11 +826,14 @@ mod tests {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a temp folder");
-        let db = super::super::ContainerDatabase::open(dir.join("world.db"))
-            .expect("a new file")
-            .queue(2);
-        let (parts, ..) = db.into_parts();
-        let mut game = start(parts);
+        let opened = crate::persist::sqlite::open(&dir.join("world.db")).expect("a new file");
+        let mut game = start(Start {
+            store: Box::new(opened.store),
+            name: "world.db".into(),
+            frame: opened.frame,
+            queue: 2,
+            scheduling: WriterScheduling::default(),
+        });
         let shared = game.shared.clone();
         // the test holds the writer's spare batches: once the writer has
         // written a frame it waits for them, as a slow disk would keep it
@@ -878,9 +881,9 @@ mod tests {
             "frames 2 and 3 waited together and were written as one: {stats:?}"
         );
         drop(game);
-        let db = super::super::ContainerDatabase::open(dir.join("world.db")).expect("reopens");
-        assert_eq!(db.frame(), 4, "the file is at the last frame");
-        drop(db);
+        let again = crate::persist::sqlite::open(&dir.join("world.db")).expect("reopens");
+        assert_eq!(again.frame, 4, "the file is at the last frame");
+        drop(again);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -115,7 +115,7 @@ pub enum DatabaseError {
     /// The server id was opened again by another process (an
     /// orchestrator restarted it while this one was paused or cut off):
     /// this process writes nothing more, ever, and lets go of everything
-    /// it held ([`ServerReplaced`](super::ServerReplaced)).
+    /// it held ([`ServerReplaced`](crate::persist::ServerReplaced)).
     #[error(
         "{path}: server \"{server}\" was opened again by another process (generation {now}, this process holds {mine}); this process writes nothing more: stop it, and keep one process per server id (the newer one has loaded what the database holds)"
     )]
@@ -166,7 +166,7 @@ pub enum DatabaseError {
 /// `url` with its password (if any) hidden, for errors and logs.
 ///
 /// `postgresql://game:secret@db/world` reads `postgresql://game:***@db/world`.
-pub(super) fn hide_password(url: &str) -> String {
+pub(crate) fn hide_password(url: &str) -> String {
     let Some(scheme) = url.find("://") else {
         // libpq's key-value form: `host=db password=secret`
         return url

@@ -4,13 +4,13 @@
 
 use bevy::math::Vec3;
 
-use super::error::DatabaseError;
 use crate::adoption::Format;
+use crate::persist::frame::error::DatabaseError;
 use crate::props::Props;
 use crate::save::SavedContents;
 
 /// The longest persistent id, in bytes.
-pub(super) const LONGEST_ID: usize = 256;
+pub(crate) const LONGEST_ID: usize = 256;
 
 /// A container as the file holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +41,7 @@ pub struct PickupRow {
 }
 
 /// A row that does not read, named by its table and key.
-pub(super) fn row_error(
+pub(crate) fn row_error(
     path: &str,
     table: &'static str,
     key: &str,
@@ -57,11 +57,11 @@ pub(super) fn row_error(
 
 /// Whether the file can hold `id`: 1 to [`LONGEST_ID`] bytes. The reader
 /// refuses any other, so the hand-over never writes one.
-pub(super) fn id_fits(id: &str) -> bool {
+pub(crate) fn id_fits(id: &str) -> bool {
     !id.is_empty() && id.len() <= LONGEST_ID
 }
 
-pub(super) fn check_id(id: &str) -> Result<(), String> {
+pub(crate) fn check_id(id: &str) -> Result<(), String> {
     if !id_fits(id) {
         return Err(format!("column id must be 1 to {LONGEST_ID} bytes of text"));
     }
@@ -70,7 +70,7 @@ pub(super) fn check_id(id: &str) -> Result<(), String> {
 
 /// A container row from its columns, checked: the id, the adoption's path,
 /// the save, the store's id. The error names the column.
-pub(super) fn container(
+pub(crate) fn container(
     id: String,
     adoption: String,
     text: &str,
@@ -99,7 +99,7 @@ pub(super) fn container(
 
 /// A pickup row from its columns, checked: a kebab-case item, 1 or more
 /// items, properties that parse, a finite position.
-pub(super) fn pickup(
+pub(crate) fn pickup(
     id: String,
     item: String,
     amount: i64,
@@ -157,7 +157,7 @@ pub(crate) struct MailRow {
     pub(crate) reply_to: Option<String>,
     /// The server that sent the mail: it handles the row when its target
     /// has no container row.
-    pub(crate) origin: super::servers::ServerId,
+    pub(crate) origin: crate::persist::frame::server_id::ServerId,
     /// On an answer: the mail it answers.
     pub(crate) answers: Option<String>,
     /// On an answer: how many of the mail landed in its target.

@@ -4,77 +4,10 @@
 
 use bevy::prelude::*;
 
-/// A game server's name on a shared database, given by the game and the
-/// same on every run of that server (`zone-north`, `instance-17`). Every
-/// persisted container and pickup is owned by one server; a server loads
-/// only what it owns. At most 64 bytes.
-///
-/// ```
-/// use bevy_container::persist::ServerId;
-/// let zone = ServerId::new("zone-north");
-/// assert_eq!(zone.as_str(), "zone-north");
-/// assert_eq!(ServerId::default().as_str(), "main");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Reflect)]
-pub struct ServerId(String);
+pub(crate) mod mail;
+pub(crate) mod ownership;
 
-impl ServerId {
-    /// The longest server id, in bytes.
-    pub const LONGEST: usize = 64;
-
-    /// The server `id`.
-    pub fn new(id: impl Into<String>) -> ServerId {
-        ServerId(id.into())
-    }
-
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// Whether a database can hold it: 1 to [`ServerId::LONGEST`] bytes.
-    pub fn fits(&self) -> bool {
-        !self.0.is_empty() && self.0.len() <= Self::LONGEST
-    }
-}
-
-impl Default for ServerId {
-    /// `main`: the one server of a game that has one.
-    fn default() -> ServerId {
-        ServerId::new("main")
-    }
-}
-
-impl std::fmt::Display for ServerId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-/// A container or pickup this server no longer owns: its id and who owns
-/// it now (`None`: nobody, the row is gone).
-///
-/// ```
-/// use bevy_container::persist::{Lost, ServerId};
-/// let lost = Lost { id: "chest-7".into(), owner: Some(ServerId::new("zone-b")) };
-/// assert_eq!(lost.to_string(), "chest-7 (now owned by zone-b)");
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Lost {
-    /// The persistent id.
-    pub id: String,
-    /// Its owner now, if the row still exists.
-    pub owner: Option<ServerId>,
-}
-
-impl std::fmt::Display for Lost {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.owner {
-            Some(owner) => write!(f, "{} (now owned by {owner})", self.id),
-            None => write!(f, "{} (no longer in the database)", self.id),
-        }
-    }
-}
+pub use crate::persist::frame::server_id::{Lost, ServerId};
 
 /// This server's id, as the database was opened with it. A resource.
 #[derive(Resource, Debug, Clone, PartialEq, Eq, Deref)]
@@ -131,7 +64,7 @@ impl HandOver {
 /// Fact: a [`HandOver`] was refused; the container stays in this world,
 /// and in the database as this server's, untouched. `why` says what was
 /// wrong and the fix: the container is not persisted (no
-/// [`PersistentId`](super::PersistentId)), is a pickup, the database is a
+/// [`PersistentId`](crate::persist::PersistentId)), is a pickup, the database is a
 /// SQLite file (one server), or `to` is a server id the database has
 /// never seen (a misspelled id would own the container for ever: servers
 /// register when they first open the database, and an operator can
@@ -215,7 +148,7 @@ pub struct ContainerLost {
 /// and pickups are spawned here ([`ContainerArrived`] for each container,
 /// then [`ServerClaimed`]); mail to them is applied here from then on.
 /// The claim is made by the listener's connection, within a quarter of a
-/// second. At start, [`ContainerDatabase::claim_from`](super::ContainerDatabase::claim_from)
+/// second. At start, [`ContainerDatabase::claim_from`](crate::persist::ContainerDatabase::claim_from)
 /// does the same before anything loads. PostgreSQL only: on a SQLite file
 /// the request is refused ([`ClaimRefused`]).
 ///

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use bevy::prelude::*;
 
-/// Every persisted entity by its [`PersistentId`](super::PersistentId): the containers and
+/// Every persisted entity by its [`PersistentId`](crate::persist::PersistentId): the containers and
 /// pickups loaded from the file, and the ones the game gave an id since.
 /// Kept up to date at the end of every frame. A resource.
 ///
@@ -20,7 +20,7 @@ use bevy::prelude::*;
 /// ```
 #[derive(Resource, Debug, Default, Clone)]
 pub struct PersistentEntities {
-    pub(super) by_id: BTreeMap<String, Entity>,
+    pub(crate) by_id: BTreeMap<String, Entity>,
 }
 
 impl PersistentEntities {

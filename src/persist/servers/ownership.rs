@@ -6,13 +6,13 @@ use std::sync::mpsc::{Receiver, Sender};
 
 use bevy::prelude::*;
 
-use super::entities::PersistentEntities;
-use super::load::Spawner;
-use super::rows::{ContainerRow, PickupRow};
-use super::servers::{ClaimFrom, ClaimRefused, Lost, ServerClaimed, ServerId};
-use super::servers::{ContainerArrived, ContainerLost};
-use super::store::Reread;
-use super::tracked::Tracked;
+use crate::persist::frame::rows::{ContainerRow, PickupRow};
+use crate::persist::frame::store::Reread;
+use crate::persist::servers::{ClaimFrom, ClaimRefused, Lost, ServerClaimed, ServerId};
+use crate::persist::servers::{ContainerArrived, ContainerLost};
+use crate::persist::world::entities::PersistentEntities;
+use crate::persist::world::load::Spawner;
+use crate::persist::world::tracked::Tracked;
 use crate::plugin::{
     ContainerContents, ContainerSlotRules, DespawnPolicy, LoosePickup, OverflowStore,
 };
@@ -21,19 +21,19 @@ use crate::plugin::{
 /// reads them, waiting for the next frame. A resource.
 #[derive(Resource, Default)]
 pub(crate) struct Arrivals {
-    pub(super) receiver: Option<Mutex<Receiver<ContainerRow>>>,
+    pub(crate) receiver: Option<Mutex<Receiver<ContainerRow>>>,
     /// The mail waiting for this server, each read whole (taken by the
     /// plugin into its mailbox).
-    pub(super) letters: Option<Mutex<Receiver<Vec<super::rows::Letter>>>>,
+    pub(crate) letters: Option<Mutex<Receiver<Vec<crate::persist::frame::rows::Letter>>>>,
     /// Claims for the listener to make ([`ClaimFrom`]).
-    pub(super) claims: Option<Mutex<Sender<ServerId>>>,
+    pub(crate) claims: Option<Mutex<Sender<ServerId>>>,
     /// Claims made (or not), as the listener answers them.
-    pub(super) claimed: Option<Mutex<Receiver<Claimed>>>,
+    pub(crate) claimed: Option<Mutex<Receiver<Claimed>>>,
     /// The server ids the database knows, as the listener last read them
     /// (`None` on SQLite).
-    pub(super) known_servers: Option<KnownServers>,
+    pub(crate) known_servers: Option<KnownServers>,
     /// Keeps the listener running; it stops when dropped.
-    pub(super) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
+    pub(crate) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// The server ids a shared database knows, sorted, as the listener last
@@ -50,7 +50,7 @@ pub(crate) type KnownServers = std::sync::Arc<Mutex<Known>>;
 impl Arrivals {
     /// The server ids the database knows, as last read, and the number of
     /// reads so far (`None` on SQLite).
-    pub(super) fn known_servers(&self) -> Option<(Vec<String>, u64)> {
+    pub(crate) fn known_servers(&self) -> Option<(Vec<String>, u64)> {
         let known = self
             .known_servers
             .as_ref()?
@@ -62,13 +62,13 @@ impl Arrivals {
 
 /// A claim the listener made: the rows taken from `from`, or why not.
 pub(crate) struct Claimed {
-    pub(super) from: ServerId,
-    pub(super) rows: Result<(Vec<ContainerRow>, Vec<PickupRow>), String>,
+    pub(crate) from: ServerId,
+    pub(crate) rows: Result<(Vec<ContainerRow>, Vec<PickupRow>), String>,
 }
 
 /// Passes this frame's [`ClaimFrom`] requests to the listener; on a
 /// SQLite file (no listener) each is refused.
-pub(super) fn send_claims(
+pub(crate) fn send_claims(
     mut requests: MessageReader<ClaimFrom>,
     arrivals: Res<Arrivals>,
     mut refused: MessageWriter<ClaimRefused>,
@@ -100,7 +100,7 @@ pub(super) fn send_claims(
 /// Spawns what the claims made since the last frame took: every container
 /// ([`ContainerArrived`]) and pickup, then [`ServerClaimed`]; a claim not
 /// made is reported ([`ClaimRefused`]).
-pub(super) fn spawn_claimed(
+pub(crate) fn spawn_claimed(
     mut arriving: Arriving,
     mut claimed: MessageWriter<ServerClaimed>,
     mut refused: MessageWriter<ClaimRefused>,
@@ -132,7 +132,7 @@ pub(super) fn spawn_claimed(
 
 /// Spawns the containers handed to this server since the last frame,
 /// each once ([`ContainerArrived`]).
-pub(super) fn spawn_arrivals(mut arriving: Arriving) {
+pub(crate) fn spawn_arrivals(mut arriving: Arriving) {
     let rows = drain(&arriving.arrivals.receiver);
     arriving.containers(rows);
 }
@@ -148,7 +148,7 @@ fn drain<T>(from: &Option<Mutex<Receiver<T>>>) -> Vec<T> {
 
 /// What spawning rows the listener read (hand-overs, claims) needs.
 #[derive(bevy::ecs::system::SystemParam)]
-pub(super) struct Arriving<'w, 's> {
+pub(crate) struct Arriving<'w, 's> {
     commands: Commands<'w, 's>,
     server: Res<'w, AssetServer>,
     ids: ResMut<'w, PersistentEntities>,
@@ -203,7 +203,7 @@ impl<'w, 's> Arriving<'w, 's> {
 /// its row's contents (spawned again if it had left the world); one owned
 /// by another server, or whose row is gone, leaves this world without its
 /// items and is reported ([`ContainerLost`]).
-pub(super) fn put_back(
+pub(crate) fn put_back(
     spawner: &mut Spawner,
     reread: Reread,
     lost: &mut MessageWriter<ContainerLost>,

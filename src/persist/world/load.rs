@@ -3,34 +3,34 @@
 
 use bevy::prelude::*;
 
-use super::PersistentId;
-use super::entities::PersistentEntities;
-use super::rows::{ContainerRow, PickupRow};
-use super::servers::ContainerArrived;
-use super::tracked::{Table, Tracked};
+use crate::persist::frame::rows::{ContainerRow, PickupRow};
+use crate::persist::servers::ContainerArrived;
+use crate::persist::world::entities::PersistentEntities;
+use crate::persist::world::id::PersistentId;
+use crate::persist::world::tracked::{Table, Tracked};
 use crate::plugin::{Container, ContainerContents, LoosePickup, OverflowStore};
 
 /// The rows read when the database was opened, waiting for the first
 /// frame.
 #[derive(Resource)]
 pub(crate) struct Loaded {
-    pub(super) containers: Vec<ContainerRow>,
-    pub(super) pickups: Vec<PickupRow>,
+    pub(crate) containers: Vec<ContainerRow>,
+    pub(crate) pickups: Vec<PickupRow>,
     /// The containers that arrived while this server was down (handed
     /// over, or claimed at open).
-    pub(super) arrived: Vec<String>,
-    pub(super) next_pickup: u64,
+    pub(crate) arrived: Vec<String>,
+    pub(crate) next_pickup: u64,
     /// How generated pickup ids start (`pickup-`, or `pickup-SERVER-` on
     /// a shared database, where ids are unique across servers).
-    pub(super) pickup_prefix: String,
+    pub(crate) pickup_prefix: String,
     /// Whether several servers share the database.
-    pub(super) shared: bool,
+    pub(crate) shared: bool,
 }
 
 /// Spawns what the file holds. Each container waits for its adoption like
 /// a container loaded from a scene: its save loads (and migrates) when the
 /// rules attach.
-pub(super) fn spawn_persisted(
+pub(crate) fn spawn_persisted(
     mut commands: Commands,
     server: Res<AssetServer>,
     mut ids: ResMut<PersistentEntities>,
@@ -69,17 +69,17 @@ pub(super) fn spawn_persisted(
 }
 
 /// Spawns rows into the world, tracked from the start.
-pub(super) struct Spawner<'a, 'w, 's> {
-    pub(super) commands: &'a mut Commands<'w, 's>,
-    pub(super) server: &'a AssetServer,
-    pub(super) ids: &'a mut PersistentEntities,
-    pub(super) tracked: &'a mut Tracked,
+pub(crate) struct Spawner<'a, 'w, 's> {
+    pub(crate) commands: &'a mut Commands<'w, 's>,
+    pub(crate) server: &'a AssetServer,
+    pub(crate) ids: &'a mut PersistentEntities,
+    pub(crate) tracked: &'a mut Tracked,
 }
 
 impl Spawner<'_, '_, '_> {
     /// Spawns containers, then links each to its store when the store is
     /// in this world.
-    pub(super) fn containers(&mut self, rows: Vec<ContainerRow>) -> Vec<(String, Entity)> {
+    pub(crate) fn containers(&mut self, rows: Vec<ContainerRow>) -> Vec<(String, Entity)> {
         let mut links = Vec::new();
         let mut spawned = Vec::new();
         for row in rows {
@@ -106,7 +106,7 @@ impl Spawner<'_, '_, '_> {
     }
 
     /// Spawns a loose pickup.
-    pub(super) fn pickup(&mut self, row: PickupRow) -> Entity {
+    pub(crate) fn pickup(&mut self, row: PickupRow) -> Entity {
         let e = self
             .commands
             .spawn((

@@ -9,20 +9,23 @@ use std::time::Instant;
 use bevy::ecs::system::{NonSendMarker, SystemParam};
 use bevy::prelude::*;
 
-use super::entities::PersistentEntities;
-use super::error::DatabaseError;
-use super::load::Spawner;
-use super::mail::Mailbox;
-use super::ownership::Arrivals;
-use super::ownership::put_back;
-use super::rows::{LONGEST_ID, PickupRow, id_fits};
-use super::servers::{
+use crate::persist::frame::error::DatabaseError;
+use crate::persist::frame::rows::{LONGEST_ID, PickupRow, id_fits};
+use crate::persist::frame::writer::{Batch, ContainerWrite};
+use crate::persist::servers::mail::Mailbox;
+use crate::persist::servers::ownership::Arrivals;
+use crate::persist::servers::ownership::put_back;
+use crate::persist::servers::{
     ContainerHandedOver, ContainerLost, HandOver, HandOverRefused, ServerId, ThisServer,
 };
-use super::stopped::{PersistenceStopped, ServerReplaced, is_replaced, let_go_of_everything};
-use super::tracked::{Entry, Table, Tracked, Written};
-use super::writer::{Batch, ContainerWrite};
-use super::{DatabaseWriter, PersistentId};
+use crate::persist::world::database_writer::DatabaseWriter;
+use crate::persist::world::entities::PersistentEntities;
+use crate::persist::world::id::PersistentId;
+use crate::persist::world::load::Spawner;
+use crate::persist::world::stopped::{
+    PersistenceStopped, ServerReplaced, is_replaced, let_go_of_everything,
+};
+use crate::persist::world::tracked::{Entry, Table, Tracked, Written};
 use crate::plugin::{Container, ContainerContents, DespawnPolicy, LoosePickup, OverflowStore};
 
 /// Persisted containers.
@@ -51,7 +54,7 @@ type Ids<'a> = (Entity, &'a PersistentId, Has<Container>);
 
 /// The world as the frame's hand-over reads it.
 #[derive(SystemParam)]
-pub(super) struct FrameWorld<'w, 's> {
+pub(crate) struct FrameWorld<'w, 's> {
     writer: ResMut<'w, DatabaseWriter>,
     tracked: ResMut<'w, Tracked>,
     entities: ResMut<'w, PersistentEntities>,
@@ -75,7 +78,7 @@ pub(super) struct FrameWorld<'w, 's> {
 
 /// What the hand-over tells the game besides what it wrote.
 #[derive(SystemParam)]
-pub(super) struct Told<'w> {
+pub(crate) struct Told<'w> {
     refused: MessageWriter<'w, HandOverRefused>,
     stopped: MessageWriter<'w, PersistenceStopped>,
     replaced: MessageWriter<'w, ServerReplaced>,
@@ -97,7 +100,7 @@ pub(super) struct Told<'w> {
 /// its rows now), this frame is not written either: every entity the
 /// unwritten frames touched is put back as the database holds it
 /// ([`put_back`]), and writing goes on from the next frame.
-pub(super) fn send_frame(
+pub(crate) fn send_frame(
     mut w: FrameWorld,
     server: Res<AssetServer>,
     _on_the_schedules_thread: NonSendMarker,

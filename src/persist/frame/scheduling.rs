@@ -2,7 +2,7 @@
 //! own threads.
 
 /// How the operating system schedules the database's writer thread beside
-/// the game's threads ([`ContainerDatabase::scheduling`](super::ContainerDatabase::scheduling)).
+/// the game's threads ([`ContainerDatabase::scheduling`](crate::persist::ContainerDatabase::scheduling)).
 ///
 /// The writer sleeps until a frame is handed over, and each frame that
 /// changed anything wakes it. Under Linux's default policy a woken thread
@@ -14,7 +14,7 @@
 /// they wake; they differ when every core is busy.
 ///
 /// On other systems there is one policy, and every choice runs as
-/// [`WriterScheduling::Normal`]; [`DatabaseWriter::scheduling`](super::DatabaseWriter::scheduling)
+/// [`WriterScheduling::Normal`]; [`DatabaseWriter::scheduling`](crate::persist::DatabaseWriter::scheduling)
 /// tells what the writer runs under.
 ///
 /// ```
@@ -44,7 +44,7 @@ impl WriterScheduling {
     /// Puts the calling thread under this scheduling, and returns what it
     /// runs under now, as the system tells it (`Err` says why the system
     /// refused; the thread then runs as before).
-    pub(super) fn apply(self) -> (WriterScheduling, Result<(), String>) {
+    pub(crate) fn apply(self) -> (WriterScheduling, Result<(), String>) {
         imp::apply(self)
     }
 }
@@ -57,9 +57,9 @@ mod imp {
         thread_schedule_policy,
     };
 
-    use crate::persist::scheduling::WriterScheduling;
+    use crate::persist::frame::scheduling::WriterScheduling;
 
-    pub(super) fn apply(wanted: WriterScheduling) -> (WriterScheduling, Result<(), String>) {
+    pub(crate) fn apply(wanted: WriterScheduling) -> (WriterScheduling, Result<(), String>) {
         let outcome = match wanted {
             // a new thread runs under the default policy already
             WriterScheduling::Normal => Ok(()),
@@ -106,8 +106,8 @@ mod imp {
 
     #[cfg(test)]
     mod tests {
-        use crate::persist::scheduling::WriterScheduling;
-        use crate::persist::scheduling::imp::niceness;
+        use crate::persist::frame::scheduling::WriterScheduling;
+        use crate::persist::frame::scheduling::imp::niceness;
 
         /// Applies `wanted` on a new thread: what it runs under, whether
         /// the system agreed, its niceness before and after.
@@ -149,12 +149,12 @@ mod imp {
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
-    use crate::persist::scheduling::WriterScheduling;
+    use crate::persist::frame::scheduling::WriterScheduling;
 
     /// One policy for every thread: every choice runs as `Normal`, as the
     /// type's documentation says, and nothing was refused (a warning at
     /// every start of every game with the default would say nothing).
-    pub(super) fn apply(_: WriterScheduling) -> (WriterScheduling, Result<(), String>) {
+    pub(crate) fn apply(_: WriterScheduling) -> (WriterScheduling, Result<(), String>) {
         (WriterScheduling::Normal, Ok(()))
     }
 }

@@ -3,10 +3,10 @@
 
 use bevy::prelude::*;
 
-use super::entities::PersistentEntities;
-use super::error::DatabaseError;
-use super::servers::{ContainerLost, Lost, ServerId};
-use super::tracked::Tracked;
+use crate::persist::frame::error::DatabaseError;
+use crate::persist::servers::{ContainerLost, Lost, ServerId};
+use crate::persist::world::entities::PersistentEntities;
+use crate::persist::world::tracked::Tracked;
 use crate::plugin::DespawnPolicy;
 
 /// Fact: the database writer stopped, and no later frame of this server
@@ -73,7 +73,7 @@ impl std::fmt::Display for ServerReplaced {
 
 /// Everything a replaced process held leaves its world without its items,
 /// each reported; returns how many.
-pub(super) fn let_go_of_everything(
+pub(crate) fn let_go_of_everything(
     commands: &mut Commands,
     tracked: &mut Tracked,
     entities: &mut PersistentEntities,
@@ -104,6 +104,6 @@ pub(super) fn let_go_of_everything(
 }
 
 /// Whether `e` is the replaced-process error.
-pub(super) fn is_replaced(e: &DatabaseError) -> bool {
+pub(crate) fn is_replaced(e: &DatabaseError) -> bool {
     matches!(e, DatabaseError::Replaced { .. })
 }

@@ -1,6 +1,6 @@
 //! Mail between servers (the guide's [`guide::servers`](crate::guide::servers)):
 //! items sent from a container of this server to a container that another
-//! server owns, named by its [`PersistentId`](super::PersistentId), exactly
+//! server owns, named by its [`PersistentId`](crate::persist::PersistentId), exactly
 //! once.
 //!
 //! - **Sending.** [`SendMail`] takes the items from the source by its rules
@@ -34,10 +34,10 @@ use std::sync::mpsc::Receiver;
 
 use bevy::prelude::*;
 
-use super::entities::PersistentEntities;
-use super::rows::{Letter, MailRow, id_fits};
-use super::servers::{ServerId, ThisServer};
-use super::tracked::{Table, Tracked};
+use crate::persist::frame::rows::{Letter, MailRow, id_fits};
+use crate::persist::servers::{ServerId, ThisServer};
+use crate::persist::world::entities::PersistentEntities;
+use crate::persist::world::tracked::{Table, Tracked};
 use crate::plugin::{Containers, NotAnswered, Settled};
 use crate::props::Props;
 
@@ -64,7 +64,7 @@ use crate::props::Props;
 pub struct SendMail {
     /// The container the items leave (a persisted container of this world).
     pub from: Entity,
-    /// The [`PersistentId`](super::PersistentId) of the container they go to.
+    /// The [`PersistentId`](crate::persist::PersistentId) of the container they go to.
     pub to: String,
     /// The item type.
     pub item: String,
@@ -218,21 +218,21 @@ pub struct MailAnswered {
 /// this frame's transaction. A resource.
 #[derive(Resource, Default)]
 pub(crate) struct Mailbox {
-    pub(super) receiver: Option<Mutex<Receiver<Vec<Letter>>>>,
+    pub(crate) receiver: Option<Mutex<Receiver<Vec<Letter>>>>,
     /// The rows waiting for this server, as last read.
     pending: Vec<Letter>,
     /// Rows applied in this world and the frame that applied them, until
     /// a read no longer finds them (their delete committed).
     applied: BTreeMap<String, u64>,
     /// Rows to insert with this frame.
-    pub(super) outgoing: Vec<MailRow>,
+    pub(crate) outgoing: Vec<MailRow>,
     /// Rows applied in this frame, to delete with it.
-    pub(super) done: Vec<String>,
+    pub(crate) done: Vec<String>,
 }
 
 impl Mailbox {
     /// A mailbox fed by the listener's `receiver` (none on SQLite).
-    pub(super) fn new(receiver: Option<Mutex<Receiver<Vec<Letter>>>>) -> Mailbox {
+    pub(crate) fn new(receiver: Option<Mutex<Receiver<Vec<Letter>>>>) -> Mailbox {
         Mailbox {
             receiver,
             ..Mailbox::default()
@@ -242,7 +242,7 @@ impl Mailbox {
     /// After a fence: the rows applied in frames after `written` (the last
     /// frame committed) are still in the table, and are applied again to
     /// what was put back, from the listener's next read.
-    pub(super) fn forget_applied_after(&mut self, written: u64) {
+    pub(crate) fn forget_applied_after(&mut self, written: u64) {
         self.applied.retain(|_, frame| *frame <= written);
         // the last read may hold a row another server has applied since
         // (the cause of a fence, perhaps): nothing is applied until the
@@ -285,7 +285,7 @@ fn next_mail_id(tracked: &mut Tracked, server: &ServerId) -> String {
 
 /// Sends this frame's [`SendMail`] requests: each takes its items from the
 /// source and queues its row for this frame's transaction.
-pub(super) fn send_mail(
+pub(crate) fn send_mail(
     mut requests: MessageReader<SendMail>,
     mut containers: Containers,
     mut tracked: ResMut<Tracked>,
@@ -365,26 +365,29 @@ fn send_one(
 
 /// What applying mail needs.
 #[derive(bevy::ecs::system::SystemParam)]
-pub(super) struct Post<'w, 's> {
+pub(crate) struct Post<'w, 's> {
     containers: Containers<'w, 's>,
     mailbox: ResMut<'w, Mailbox>,
     tracked: ResMut<'w, Tracked>,
     ids: Res<'w, PersistentEntities>,
     server: Res<'w, ThisServer>,
-    writer: Res<'w, super::DatabaseWriter>,
+    writer: Res<'w, crate::persist::world::database_writer::DatabaseWriter>,
     received: MessageWriter<'w, MailReceived>,
     answered: MessageWriter<'w, MailAnswered>,
 }
 
 /// Takes the listener's newest read of this server's mail, if one came.
-pub(super) fn read_mail(mut mailbox: ResMut<Mailbox>, writer: Res<super::DatabaseWriter>) {
+pub(crate) fn read_mail(
+    mut mailbox: ResMut<Mailbox>,
+    writer: Res<crate::persist::world::database_writer::DatabaseWriter>,
+) {
     // the writer's lock is taken only when a read came
     mailbox.read(|| writer.inner.stats().written_frame);
 }
 
 /// Whether any mail waits to be applied (most frames: none, and
 /// [`apply_mail`] does not run).
-pub(super) fn mail_waiting(mailbox: Res<Mailbox>) -> bool {
+pub(crate) fn mail_waiting(mailbox: Res<Mailbox>) -> bool {
     !mailbox.pending.is_empty()
 }
 
@@ -393,7 +396,7 @@ pub(super) fn mail_waiting(mailbox: Res<Mailbox>) -> bool {
 /// a row whose target is gone is handled by the server that sent it. A row
 /// whose container is not in this world yet (still arriving, or loading)
 /// waits.
-pub(super) fn apply_mail(mut post: Post) {
+pub(crate) fn apply_mail(mut post: Post) {
     let letters = std::mem::take(&mut post.mailbox.pending);
     // the frame these changes are written with
     let frame = post.writer.inner.frame + 1;

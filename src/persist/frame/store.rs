@@ -3,45 +3,45 @@
 //! order, merged frames, the queue) is the same for every store; a store
 //! only turns rows into its own statements.
 
-use super::error::DatabaseError;
-use super::rows::{ContainerRow, MailRow, PickupRow};
-use super::servers::{Lost, ServerId};
+use crate::persist::frame::error::DatabaseError;
+use crate::persist::frame::rows::{ContainerRow, MailRow, PickupRow};
+use crate::persist::frame::server_id::{Lost, ServerId};
 
 /// A container to write: its id, its adoption's path, its save as JSON,
 /// its store's id.
-pub(super) struct ContainerPut<'a> {
-    pub(super) id: &'a str,
-    pub(super) adoption: &'a str,
-    pub(super) contents: String,
-    pub(super) store: Option<&'a str>,
+pub(crate) struct ContainerPut<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) adoption: &'a str,
+    pub(crate) contents: String,
+    pub(crate) store: Option<&'a str>,
 }
 
 /// Everything one transaction writes: the last state of every id over the
 /// frames merged into it, in id order, and the last frame's number.
 #[derive(Default)]
-pub(super) struct FrameRows<'a> {
-    pub(super) frame: u64,
+pub(crate) struct FrameRows<'a> {
+    pub(crate) frame: u64,
     /// The last frame this server saw committed before these: the store
     /// must hold at least it, or it forgot frames (nothing is written).
-    pub(super) seen: u64,
-    pub(super) next_pickup: u64,
-    pub(super) containers: Vec<ContainerPut<'a>>,
-    pub(super) container_deletes: Vec<&'a str>,
-    pub(super) pickups: Vec<&'a PickupRow>,
-    pub(super) pickup_deletes: Vec<&'a str>,
+    pub(crate) seen: u64,
+    pub(crate) next_pickup: u64,
+    pub(crate) containers: Vec<ContainerPut<'a>>,
+    pub(crate) container_deletes: Vec<&'a str>,
+    pub(crate) pickups: Vec<&'a PickupRow>,
+    pub(crate) pickup_deletes: Vec<&'a str>,
     /// Containers given to another server: written above as of this
     /// frame, then owned by the other at the next epoch.
-    pub(super) handovers: Vec<(&'a str, &'a ServerId)>,
+    pub(crate) handovers: Vec<(&'a str, &'a ServerId)>,
     /// Mail sent (and answers) in these frames: rows to insert.
-    pub(super) mail: Vec<&'a MailRow>,
+    pub(crate) mail: Vec<&'a MailRow>,
     /// Mail applied in these frames: rows to delete (each must still be
     /// there, or the transaction is refused as a fence).
-    pub(super) mail_done: Vec<&'a str>,
+    pub(crate) mail_done: Vec<&'a str>,
 }
 
 impl FrameRows<'_> {
     /// Every id the transaction writes, deletes or hands over.
-    pub(super) fn ids(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn ids(&self) -> impl Iterator<Item = &str> {
         self.containers
             .iter()
             .map(|c| c.id)
@@ -54,14 +54,14 @@ impl FrameRows<'_> {
 
 /// What a transaction wrote.
 #[derive(Debug, Default, Clone, Copy)]
-pub(super) struct Written {
-    pub(super) containers: u64,
-    pub(super) pickups: u64,
-    pub(super) deleted: u64,
+pub(crate) struct Written {
+    pub(crate) containers: u64,
+    pub(crate) pickups: u64,
+    pub(crate) deleted: u64,
 }
 
 /// Why a transaction wrote nothing.
-pub(super) enum StoreError {
+pub(crate) enum StoreError {
     /// The store cannot go on: the writer stops with this error.
     Failed(DatabaseError),
     /// Rows of the transaction are owned by another server or at another
@@ -79,15 +79,15 @@ pub(super) enum StoreError {
 /// owns, and who owns the others. An id in neither has no row.
 #[derive(Debug, Default)]
 pub(crate) struct Reread {
-    pub(super) containers: Vec<ContainerRow>,
-    pub(super) pickups: Vec<PickupRow>,
-    pub(super) others: Vec<Lost>,
+    pub(crate) containers: Vec<ContainerRow>,
+    pub(crate) pickups: Vec<PickupRow>,
+    pub(crate) others: Vec<Lost>,
     /// The ids with no row at all.
-    pub(super) missing: Vec<String>,
+    pub(crate) missing: Vec<String>,
 }
 
 /// A store: SQLite (one server, one file) or PostgreSQL (several servers).
-pub(super) trait Store: Send {
+pub(crate) trait Store: Send {
     /// Writes `rows` in one transaction, or nothing of them.
     fn write(&mut self, rows: &FrameRows) -> Result<Written, StoreError>;
     /// Connects again after [`StoreError::Disconnected`]; returns the last

@@ -1,0 +1,101 @@
+//! The plugin that keeps a world's containers in a database, and the
+//! writer as the game sees it.
+
+use std::sync::Mutex;
+
+use bevy::prelude::*;
+
+use crate::persist::database::ContainerDatabase;
+
+use crate::persist::servers::mail::{MailAnswered, MailNotSent, MailReceived, MailSent, SendMail};
+use crate::persist::servers::{
+    ClaimFrom, ClaimRefused, ContainerArrived, ContainerHandedOver, ContainerLost, HandOver,
+    HandOverRefused, ServerClaimed, ThisServer,
+};
+use crate::persist::world::database_writer::DatabaseWriter;
+use crate::persist::world::entities::PersistentEntities;
+use crate::persist::world::id::PersistentId;
+use crate::persist::world::stopped::{PersistenceStopped, ServerReplaced};
+use crate::persist::world::tracked;
+
+/// Keeps the world's containers and loose pickups in a
+/// [`ContainerDatabase`]; see the [module](crate::persist). Add it after
+/// [`ContainerPlugin`](crate::plugin::ContainerPlugin).
+pub struct ContainerDatabasePlugin {
+    database: Mutex<Option<ContainerDatabase>>,
+}
+
+impl ContainerDatabasePlugin {
+    /// The plugin for an opened database.
+    pub fn new(database: ContainerDatabase) -> ContainerDatabasePlugin {
+        ContainerDatabasePlugin {
+            database: Mutex::new(Some(database)),
+        }
+    }
+}
+
+impl Plugin for ContainerDatabasePlugin {
+    fn build(&self, app: &mut App) {
+        let taken = self.database.lock().ok().and_then(|mut d| d.take());
+        let Some(database) = taken else {
+            error!("ContainerDatabasePlugin was added twice; the second is ignored");
+            return;
+        };
+        let (start, loaded, server, mut arrivals) = database.into_parts();
+        let mailbox = crate::persist::servers::mail::Mailbox::new(arrivals.letters.take());
+        app.register_type::<PersistentId>()
+            .insert_resource(DatabaseWriter {
+                inner: crate::persist::frame::writer::start(start),
+            })
+            .insert_resource(loaded)
+            .insert_resource(ThisServer(server))
+            .insert_resource(arrivals)
+            .insert_resource(mailbox)
+            .init_resource::<PersistentEntities>()
+            .init_resource::<tracked::Tracked>();
+        add_messages(app);
+        app.add_systems(PreStartup, crate::persist::world::load::spawn_persisted)
+            .add_systems(
+                First,
+                (
+                    crate::persist::servers::ownership::spawn_arrivals,
+                    crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
+                    crate::persist::servers::ownership::spawn_claimed,
+                )
+                    .chain(),
+            )
+            .add_systems(
+                PreUpdate,
+                (
+                    crate::persist::servers::mail::read_mail,
+                    crate::persist::servers::mail::apply_mail
+                        .run_if(crate::persist::servers::mail::mail_waiting),
+                )
+                    .chain(),
+            )
+            .add_systems(
+                PostUpdate,
+                crate::persist::servers::mail::send_mail.run_if(on_message::<SendMail>),
+            )
+            .add_systems(Last, crate::persist::world::track::send_frame);
+    }
+}
+
+/// The requests and facts of ownership and mail.
+fn add_messages(app: &mut App) {
+    app.add_message::<HandOver>()
+        .add_message::<ContainerArrived>()
+        .add_message::<ContainerHandedOver>()
+        .add_message::<ContainerLost>()
+        .add_message::<HandOverRefused>()
+        .add_message::<PersistenceStopped>()
+        .add_message::<ServerReplaced>()
+        .add_message::<ClaimFrom>()
+        .add_message::<ServerClaimed>()
+        .add_message::<ClaimRefused>()
+        .add_message::<SendMail>()
+        .add_message::<MailSent>()
+        .add_message::<MailNotSent>()
+        .add_message::<MailReceived>()
+        .add_message::<MailAnswered>();
+}
