@@ -272,6 +272,16 @@ impl Handle {
         Some(e)
     }
 
+    /// Stops the writer with `e`, unless it already stopped on an error:
+    /// what another thread learned (the listener: this server id was
+    /// opened again elsewhere) stops writing as the writer's own error
+    /// would.
+    pub(crate) fn fail(&self, e: DatabaseError) {
+        if self.shared.lock().error.is_none() {
+            stop(&self.shared, Some(e));
+        }
+    }
+
     /// Hands a frame to the writer; waits when the queue is full. After
     /// the writer stopped on an error, frames are not written (the error
     /// says so).
@@ -636,10 +646,32 @@ impl Writer<'_> {
             }
             fence.touched.iter().cloned().collect()
         };
-        let reread = self.store.reread(&touched);
+        let reread = match self.store.reread(&touched) {
+            Ok(reread) => Ok(reread),
+            // the connection may have broken since the fence (a failover):
+            // once more on a new one
+            Err(first) => {
+                let seen = self.shared.lock().stats.written_frame;
+                let why = first.to_string();
+                self.reconnect(seen, seen, &why)
+                    .and_then(|_| self.store.reread(&touched))
+            }
+        };
         let mut state = self.shared.lock();
-        state.fence = None;
-        state.reread = Some(reread);
+        match reread {
+            Ok(reread) => {
+                state.fence = None;
+                state.reread = Some(Ok(reread));
+            }
+            // the fence stays: nothing the game did since the last commit
+            // is written without its put-back, ever
+            Err(e) => {
+                state.reread = Some(Err(e.clone()));
+                drop(state);
+                stop(self.shared, Some(e));
+                return;
+            }
+        }
         drop(state);
         self.shared.changed.notify_all();
     }

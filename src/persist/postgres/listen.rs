@@ -15,6 +15,7 @@ use postgres::{Client, Config};
 
 use super::generation::{Mine, Standing, judge};
 use super::{Epochs, container_rows, schema};
+use crate::persist::frame::error::DatabaseError;
 use crate::persist::frame::rows::ContainerRow;
 use crate::persist::frame::rows::{Letter, MailRow};
 use crate::persist::servers::ServerId;
@@ -49,6 +50,9 @@ pub(super) struct Start {
     pub(super) epochs: Epochs,
     /// The server ids the database knew when this server opened it.
     pub(super) servers: Vec<String>,
+    /// Set when the writer stopped: nothing more is taken for a process
+    /// that saves nothing.
+    pub(super) stopped: Arc<AtomicBool>,
 }
 
 /// Starts the listener of `server`.
@@ -57,6 +61,7 @@ pub(super) fn start(start: Start) -> Arrivals {
     let (post, letters) = channel();
     let (ask, claims) = channel();
     let (answer, claimed) = channel();
+    let (tell, replaced) = channel();
     let known = Arc::new(Mutex::new(Known {
         ids: start.servers.clone(),
         reads: 0,
@@ -70,6 +75,7 @@ pub(super) fn start(start: Start) -> Arrivals {
             claims,
             claimed: answer,
             known: known.clone(),
+            replaced: tell,
         };
         std::thread::Builder::new()
             .name("container-handovers".into())
@@ -82,6 +88,7 @@ pub(super) fn start(start: Start) -> Arrivals {
         claims: Some(Mutex::new(ask)),
         claimed: Some(Mutex::new(claimed)),
         known_servers: Some(known),
+        replaced: Some(Mutex::new(replaced)),
         _listener: Some(Box::new(Listener { stop, thread })),
     }
 }
@@ -98,6 +105,9 @@ struct Game {
     claimed: Sender<Claimed>,
     /// The server ids the database knows, as of the last look.
     known: KnownServers,
+    /// This process's server id was opened again elsewhere: the writer
+    /// stops with this error even if it never writes again.
+    replaced: Sender<DatabaseError>,
 }
 
 /// Makes the claims the game asked for since the last look, each answered
@@ -181,9 +191,12 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
         generation: start.generation,
         seen: 0,
     };
+    if start.stopped.load(Ordering::SeqCst) {
+        return Look::Stop;
+    }
     let read = schema::standing(client, server, false).and_then(|found| {
-        if let Standing::Replaced { .. } = judge(found, mine) {
-            return Ok(None);
+        if let Standing::Replaced { now } = judge(found, mine) {
+            return Ok(Err(now));
         }
         let rows = take(client, start)?;
         let letters = letters(client, name, server)?;
@@ -192,10 +205,10 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
             .iter()
             .map(|r| r.get(0))
             .collect();
-        Ok(Some((rows, letters, known)))
+        Ok(Ok((rows, letters, known)))
     });
     match read {
-        Ok(Some((rows, letters, known))) => {
+        Ok(Ok((rows, letters, known))) => {
             let mut shared = to
                 .known
                 .lock()
@@ -212,10 +225,13 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
                 return Look::Stop;
             }
         }
-        Ok(None) => {
-            bevy::log::warn!(
-                "{name}: server \"{server}\" was opened again by another process; this one hears no more hand-overs or mail"
-            );
+        Ok(Err(now)) => {
+            let _ = to.replaced.send(DatabaseError::Replaced {
+                path: name.to_string(),
+                server: server.to_string(),
+                mine: start.generation,
+                now,
+            });
             return Look::Stop;
         }
         Err(e) => {
@@ -240,7 +256,15 @@ use postgres::fallible_iterator::FallibleIterator;
 fn take(client: &mut Client, start: &Start) -> Result<Vec<ContainerRow>, postgres::Error> {
     let me = start.server.as_str();
     let mut tx = client.transaction()?;
-    // only for the process of the id's current generation
+    // only for the process of the id's current generation, held for the
+    // transaction: a newer process's open waits for this take to end
+    let current = tx.query_opt(
+        "SELECT 1 FROM servers WHERE id = $1 AND generation = $2 FOR SHARE",
+        &[&me, &start.generation],
+    )?;
+    if current.is_none() {
+        return Ok(Vec::new());
+    }
     let found = tx.query(
         "DELETE FROM handovers AS h USING containers AS c
          WHERE h.to_server = $1 AND c.id = h.id AND c.owner = $1 AND c.epoch = h.epoch

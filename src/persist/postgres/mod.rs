@@ -69,7 +69,9 @@ pub(super) fn open(url: &str, server: &ServerId) -> Result<Opened, DatabaseError
     let generation = schema::register(&mut client, &name, server)?;
     let epochs: Epochs = Arc::default();
     let load = load(&mut client, &name, server, &epochs)?;
+    let stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let arrivals = listen::start(listen::Start {
+        stopped: stopped.clone(),
         config: config.clone(),
         name: name.clone(),
         server: server.clone(),
@@ -85,6 +87,7 @@ pub(super) fn open(url: &str, server: &ServerId) -> Result<Opened, DatabaseError
             server: server.clone(),
             epochs,
             generation,
+            stopped,
         },
         name,
         frame: load.frame,
@@ -253,6 +256,9 @@ pub(super) struct PostgresStore {
     epochs: Epochs,
     /// The generation this process opened the server id at.
     generation: i64,
+    /// Set when the store cannot go on (the writer stops): the listener
+    /// stops taking hand-overs and claims for a process that saves nothing.
+    stopped: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl PostgresStore {
@@ -362,8 +368,15 @@ impl Store for PostgresStore {
                 }
                 Ok(done.written)
             }
+            Ok(write::Outcome::Written) => {
+                // what the commit gave each row is read back
+                self.reload_epochs().map_err(|e| {
+                    StoreError::Failed(self.write_error(rows.frame, schema::describe(&e)))
+                })?;
+                Ok(Written::default())
+            }
             Ok(write::Outcome::Lost(lost)) => Err(StoreError::Fenced(self.owners(lost))),
-            Ok(write::Outcome::Refused(standing)) => Err(StoreError::Failed(
+            Ok(write::Outcome::Refused(standing)) => Err(self.failed(
                 standing
                     .error(&self.name, &self.server, mine)
                     .unwrap_or_else(|| self.write_error(rows.frame, "refused".into())),
@@ -371,9 +384,7 @@ impl Store for PostgresStore {
             Err(e) if schema::is_disconnect(&e) => {
                 Err(StoreError::Disconnected(schema::describe(&e)))
             }
-            Err(e) => Err(StoreError::Failed(
-                self.write_error(rows.frame, schema::describe(&e)),
-            )),
+            Err(e) => Err(self.failed(self.write_error(rows.frame, schema::describe(&e)))),
         }
     }
 
@@ -389,10 +400,22 @@ impl Store for PostgresStore {
         let found = schema::standing(&mut client, &self.server, false).map_err(e)?;
         let standing = judge(found, mine);
         if let Some(refused) = standing.error(&self.name, &self.server, mine) {
+            self.stopped
+                .store(true, std::sync::atomic::Ordering::SeqCst);
             return Err(refused);
         }
-        schema::lock(&mut client, &self.name, &self.server)?;
-        self.client = client;
+        schema::name_session(&mut client, &self.name, &self.server)?;
+        // the old session goes first: if it still lives, it holds the lock
+        drop(std::mem::replace(&mut self.client, client));
+        schema::lock(&mut self.client, &self.name, &self.server)?;
+        // a commit whose answer was lost gave rows epochs this process
+        // never heard of: read back what it owns
+        self.reload_epochs()
+            .map_err(|err| schema::error(&self.name, &err))?;
+        // read again under the lock: a commit of the old session that
+        // ended meanwhile is seen
+        let found = schema::standing(&mut self.client, &self.server, false)
+            .map_err(|err| schema::error(&self.name, &err))?;
         Ok(found.map_or(0, |(frame, _)| frame))
     }
 
@@ -451,6 +474,29 @@ impl Store for PostgresStore {
 }
 
 impl PostgresStore {
+    /// The store cannot go on: the listener stops too.
+    fn failed(&self, e: DatabaseError) -> StoreError {
+        self.stopped
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        StoreError::Failed(e)
+    }
+
+    /// The epoch of every row this server owns, as the database holds it.
+    fn reload_epochs(&mut self) -> Result<(), postgres::Error> {
+        let found = self.client.query(
+            "SELECT id, epoch FROM containers WHERE owner = $1 UNION ALL SELECT id, epoch FROM pickups WHERE owner = $1",
+            &[&self.server.as_str()],
+        )?;
+        let mut epochs = lock(&self.epochs);
+        epochs.clear();
+        epochs.extend(
+            found
+                .iter()
+                .map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1))),
+        );
+        Ok(())
+    }
+
     fn write_error(&self, frame: u64, message: String) -> DatabaseError {
         DatabaseError::Write {
             path: self.name.clone(),

@@ -123,6 +123,7 @@ pub fn status(url: &str) -> Result<Status, DatabaseError> {
                (SELECT count(*) FROM containers AS c WHERE c.owner = s.id),
                (SELECT count(*) FROM pickups AS p WHERE p.owner = s.id),
                EXISTS (SELECT 1 FROM pg_locks AS l WHERE l.locktype = 'advisory' AND l.objsubid = 2
+                 AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
                  AND l.classid::bigint = (hashtext('bevy_container')::bigint & 4294967295)
                  AND l.objid::bigint = (hashtext(s.id)::bigint & 4294967295))
              FROM servers AS s ORDER BY s.id",

@@ -152,6 +152,12 @@ pub(super) fn is_disconnect(e: &postgres::Error) -> bool {
             // a primary demoted under the connection (a failover): the
             // next connection finds the read-write one
             *c == SqlState::READ_ONLY_SQL_TRANSACTION
+                // a lock waited for too long, a deadlock, a serialization
+                // failure: nothing was written, the frame is tried again
+                // (on a new connection, after reading whether it committed)
+                || *c == SqlState::LOCK_NOT_AVAILABLE
+                || *c == SqlState::T_R_DEADLOCK_DETECTED
+                || *c == SqlState::T_R_SERIALIZATION_FAILURE
                 || *c == SqlState::ADMIN_SHUTDOWN
                 || *c == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT
                 || *c == SqlState::CRASH_SHUTDOWN
@@ -169,14 +175,24 @@ pub(super) fn connect(
     server: &ServerId,
 ) -> Result<Client, DatabaseError> {
     let mut client = connect_plain(config, name)?;
+    name_session(&mut client, name, server)?;
+    lock(&mut client, name, server)?;
+    Ok(client)
+}
+
+/// Names the session after the server (`bevy_container north`), as an
+/// operator sees it in `pg_stat_activity`.
+pub(super) fn name_session(
+    client: &mut Client,
+    name: &str,
+    server: &ServerId,
+) -> Result<(), DatabaseError> {
     client
         .batch_execute(&format!(
             "SET application_name = 'bevy_container {}'",
             server.as_str().replace('\'', "")
         ))
-        .map_err(|e| error(name, &e))?;
-    lock(&mut client, name, server)?;
-    Ok(client)
+        .map_err(|e| error(name, &e))
 }
 
 /// Takes the server's lock on `client`'s session: one process per server

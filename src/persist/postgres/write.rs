@@ -22,6 +22,8 @@ pub(super) struct Done {
 pub(super) enum Outcome {
     /// Committed.
     Done(Done),
+    /// Committed before, by this process (the database holds the frame).
+    Written,
     /// Rows of the frame are not this server's at the epoch it knows
     /// (nothing written): their ids.
     Lost(Vec<String>),
@@ -42,9 +44,15 @@ pub(super) fn frame(
     mine: Mine,
 ) -> Result<Outcome, postgres::Error> {
     let mut tx = client.transaction()?;
-    let standing = judge(schema::standing(&mut tx, server, true)?, mine);
+    let found = schema::standing(&mut tx, server, true)?;
+    let standing = judge(found, mine);
     if standing != Standing::Current {
         return Ok(Outcome::Refused(standing));
+    }
+    // committed already: a commit whose answer was lost, found only after
+    // the reconnect read the frame before (the old session still ending)
+    if found.is_some_and(|(holds, _)| holds >= rows.frame) {
+        return Ok(Outcome::Written);
     }
     let mut w = Frame {
         me: server.as_str(),

@@ -32,6 +32,9 @@ pub(crate) struct Arrivals {
     /// The server ids the database knows, as the listener last read them
     /// (`None` on SQLite).
     pub(crate) known_servers: Option<KnownServers>,
+    /// The listener found this process's server id opened again
+    /// elsewhere.
+    pub(crate) replaced: Option<Mutex<Receiver<crate::persist::frame::error::DatabaseError>>>,
     /// Keeps the listener running; it stops when dropped.
     pub(crate) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
@@ -127,6 +130,18 @@ pub(crate) fn spawn_claimed(
             containers,
             pickups,
         });
+    }
+}
+
+/// Stops the writer when the listener found this server id opened again
+/// by another process: an idle server hears it too, not only at its next
+/// write (the next frame's hand-over then lets go of everything).
+pub(crate) fn hear_replaced(
+    arrivals: Res<Arrivals>,
+    writer: Res<crate::persist::world::database_writer::DatabaseWriter>,
+) {
+    if let Some(e) = drain(&arrivals.replaced).into_iter().next() {
+        writer.inner.fail(e);
     }
 }
 

@@ -59,6 +59,7 @@ impl Plugin for ContainerDatabasePlugin {
                 First,
                 (
                     crate::persist::servers::ownership::spawn_arrivals,
+                    crate::persist::servers::ownership::hear_replaced,
                     crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
                     crate::persist::servers::ownership::spawn_claimed,
                 )
