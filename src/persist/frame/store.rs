@@ -98,6 +98,13 @@ pub(crate) trait Store: Send {
     /// errors ([`DatabaseError::Behind`], [`DatabaseError::Replaced`]),
     /// never retried.
     fn reconnect(&mut self, seen: u64) -> Result<u64, DatabaseError>;
+    /// `rows` were committed on a connection whose answer was lost (the
+    /// reconnect found the frame written): the store learns what the
+    /// commit gave them (a shared store: each row's epoch). Nothing to do
+    /// for a file.
+    fn settle(&mut self, _rows: &FrameRows) -> Result<(), DatabaseError> {
+        Ok(())
+    }
     /// The rows of `ids` as the store holds them now.
     fn reread(&mut self, ids: &[String]) -> Result<Reread, DatabaseError>;
 }

@@ -547,12 +547,19 @@ impl Writer<'_> {
             rows.seen = seen;
             match self.store.write(&rows) {
                 Err(StoreError::Disconnected(why)) => {
-                    drop(rows);
                     self.shared.lock().stats.disconnects += 1;
                     // the commit may have happened: the store's frame says
                     // (the store checked it is this process's generation,
                     // and not behind what it saw committed)
-                    if self.reconnect(frame, seen, &why)? >= frame {
+                    let at = reconnect(
+                        &mut *self.store,
+                        self.name,
+                        self.shared,
+                        (frame, seen),
+                        &why,
+                    )?;
+                    if at >= frame {
+                        self.store.settle(&rows)?;
                         break Written::default();
                     }
                     forgotten.clear();
@@ -590,29 +597,7 @@ impl Writer<'_> {
     /// Connects again, for [`RECONNECT_FOR`] at most; the store's last
     /// frame.
     fn reconnect(&mut self, frame: u64, seen: u64, why: &str) -> Result<u64, DatabaseError> {
-        warn!(
-            "{}: the connection broke while writing frame {frame} ({why}); connecting again",
-            self.name
-        );
-        let since = Instant::now();
-        // quick at first: a failover's new primary answers within a second
-        let mut pause = Duration::from_millis(20);
-        loop {
-            match self.store.reconnect(seen) {
-                Ok(at) => {
-                    self.shared.lock().stats.reconnects += 1;
-                    return Ok(at);
-                }
-                Err(e @ (DatabaseError::Replaced { .. } | DatabaseError::Behind { .. })) => {
-                    return Err(e);
-                }
-                Err(e) if since.elapsed() >= RECONNECT_FOR => return Err(e),
-                Err(_) => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(500));
-                }
-            }
-        }
+        reconnect(&mut *self.store, self.name, self.shared, (frame, seen), why)
     }
 
     /// Records a fence: nothing more is written until the game resyncs.
@@ -687,6 +672,40 @@ impl Writer<'_> {
             if spare.len() < 2 {
                 b.clear();
                 spare.push(b);
+            }
+        }
+    }
+}
+
+/// Connects again, for [`RECONNECT_FOR`] at most; the store's last frame.
+/// A store that was replaced or forgot frames is not tried again.
+fn reconnect(
+    store: &mut dyn Store,
+    name: &str,
+    shared: &Shared,
+    (frame, seen): (u64, u64),
+    why: &str,
+) -> Result<u64, DatabaseError> {
+    warn!(
+        "{}: the connection broke while writing frame {frame} ({why}); connecting again",
+        name
+    );
+    let since = Instant::now();
+    // quick at first: a failover's new primary answers within a second
+    let mut pause = Duration::from_millis(20);
+    loop {
+        match store.reconnect(seen) {
+            Ok(at) => {
+                shared.lock().stats.reconnects += 1;
+                return Ok(at);
+            }
+            Err(e @ (DatabaseError::Replaced { .. } | DatabaseError::Behind { .. })) => {
+                return Err(e);
+            }
+            Err(e) if since.elapsed() >= RECONNECT_FOR => return Err(e),
+            Err(_) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(500));
             }
         }
     }

@@ -145,6 +145,7 @@ enum Look {
 fn listen(start: &Start, to: &Game, stop: &AtomicBool) {
     let (name, server) = (start.name.as_str(), &start.server);
     let mut warned = false;
+    let mut connections = 0u64;
     while !stop.load(Ordering::SeqCst) {
         let mut client = match schema::connect_plain(&start.config, name).and_then(|mut c| {
             c.batch_execute(&format!(
@@ -165,6 +166,13 @@ fn listen(start: &Start, to: &Game, stop: &AtomicBool) {
             }
         };
         warned = false;
+        // connected again (a failover, a session cut): what a take or a
+        // claim committed whose answer was lost is this server's now, and
+        // not in its world; the game spawns each once
+        if connections > 0 && !reconcile(&mut client, start, to) {
+            continue;
+        }
+        connections += 1;
         // every hand-over waiting is taken before the first wake-up
         while !stop.load(Ordering::SeqCst) {
             match look(&mut client, start, to) {
@@ -180,6 +188,31 @@ fn listen(start: &Start, to: &Game, stop: &AtomicBool) {
             while let Ok(Some(_)) = heard.iter().next() {}
         }
     }
+}
+
+/// The containers this server owns that this process does not know of
+/// (no epoch recorded), passed to the game as arrivals; whether the
+/// connection is still good.
+fn reconcile(client: &mut Client, start: &Start, to: &Game) -> bool {
+    let known: Vec<String> = super::lock(&start.epochs).keys().cloned().collect();
+    let found = client.query(
+        "SELECT id, epoch, adoption, contents, store FROM containers WHERE owner = $1 AND id <> ALL($2) ORDER BY id",
+        &[&start.server.as_str(), &known],
+    );
+    let Ok(found) = found else {
+        return false;
+    };
+    for row in found {
+        match container_rows(std::slice::from_ref(&row), &start.name, &start.epochs) {
+            Ok(rows) => {
+                for row in rows {
+                    let _ = to.send.send(row);
+                }
+            }
+            Err(e) => bevy::log::error!("{e}; the container is not spawned"),
+        }
+    }
+    true
 }
 
 /// One look: this process still the server id's current one, the

@@ -369,10 +369,7 @@ impl Store for PostgresStore {
                 Ok(done.written)
             }
             Ok(write::Outcome::Written) => {
-                // what the commit gave each row is read back
-                self.reload_epochs().map_err(|e| {
-                    StoreError::Failed(self.write_error(rows.frame, schema::describe(&e)))
-                })?;
+                self.settle(rows).map_err(StoreError::Failed)?;
                 Ok(Written::default())
             }
             Ok(write::Outcome::Lost(lost)) => Err(StoreError::Fenced(self.owners(lost))),
@@ -408,15 +405,32 @@ impl Store for PostgresStore {
         // the old session goes first: if it still lives, it holds the lock
         drop(std::mem::replace(&mut self.client, client));
         schema::lock(&mut self.client, &self.name, &self.server)?;
-        // a commit whose answer was lost gave rows epochs this process
-        // never heard of: read back what it owns
-        self.reload_epochs()
-            .map_err(|err| schema::error(&self.name, &err))?;
         // read again under the lock: a commit of the old session that
         // ended meanwhile is seen
         let found = schema::standing(&mut self.client, &self.server, false)
             .map_err(|err| schema::error(&self.name, &err))?;
         Ok(found.map_or(0, |(frame, _)| frame))
+    }
+
+    fn settle(&mut self, rows: &FrameRows) -> Result<(), DatabaseError> {
+        let ids: Vec<&str> = rows.ids().collect();
+        let found = self
+            .client
+            .query(
+                "SELECT id, epoch FROM containers WHERE id = ANY($1) AND owner = $2
+                 UNION ALL SELECT id, epoch FROM pickups WHERE id = ANY($1) AND owner = $2",
+                &[&ids, &self.server.as_str()],
+            )
+            .map_err(|e| schema::error(&self.name, &e))?;
+        let mine: HashMap<String, i64> = found.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let mut epochs = lock(&self.epochs);
+        for id in ids {
+            match mine.get(id) {
+                Some(epoch) => epochs.insert(id.to_string(), *epoch),
+                None => epochs.remove(id),
+            };
+        }
+        Ok(())
     }
 
     fn reread(&mut self, touched: &[String]) -> Result<Reread, DatabaseError> {
@@ -479,22 +493,6 @@ impl PostgresStore {
         self.stopped
             .store(true, std::sync::atomic::Ordering::SeqCst);
         StoreError::Failed(e)
-    }
-
-    /// The epoch of every row this server owns, as the database holds it.
-    fn reload_epochs(&mut self) -> Result<(), postgres::Error> {
-        let found = self.client.query(
-            "SELECT id, epoch FROM containers WHERE owner = $1 UNION ALL SELECT id, epoch FROM pickups WHERE owner = $1",
-            &[&self.server.as_str()],
-        )?;
-        let mut epochs = lock(&self.epochs);
-        epochs.clear();
-        epochs.extend(
-            found
-                .iter()
-                .map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1))),
-        );
-        Ok(())
     }
 
     fn write_error(&self, frame: u64, message: String) -> DatabaseError {
