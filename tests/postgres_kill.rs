@@ -73,6 +73,10 @@ fn app(assets: &Path, db: ContainerDatabase) -> App {
         ContainerPlugin::default(),
         ContainerDatabasePlugin::new(db),
     ));
+    // KILL_DEBUG=1: the servers' warnings (fences, reconnects) on stderr
+    if std::env::var_os("KILL_DEBUG").is_some() {
+        app.add_plugins(bevy::log::LogPlugin::default());
+    }
     app
 }
 
@@ -520,7 +524,7 @@ fn servers_killed_at_random_lose_and_double_nothing() {
 }
 
 #[test]
-#[ignore = "an item is still doubled or lost across a failover in about one run of three (issue 58 stays open): run it with --ignored"]
+#[ignore = "in about one run of three a server's world lacks a container the database says it owns after a failover (the totals stay exact; issue 58 stays open): run it with --ignored"]
 fn servers_through_failovers_of_the_primary_lose_and_double_nothing() {
     watchdog(Duration::from_secs(600));
     let assets = assets();

@@ -185,9 +185,12 @@ impl<'w, 's> Arriving<'w, 's> {
     /// Spawns the containers of `rows` not in this world yet (one heard
     /// of twice is spawned once), each with a [`ContainerArrived`].
     fn containers(&mut self, rows: Vec<ContainerRow>) -> Vec<Entity> {
+        // one heard of twice in one drain (a take and a reconcile after a
+        // reconnect) is spawned once too
+        let mut once = std::collections::BTreeSet::new();
         let rows: Vec<ContainerRow> = rows
             .into_iter()
-            .filter(|row| self.ids.get(&row.id).is_none())
+            .filter(|row| self.ids.get(&row.id).is_none() && once.insert(row.id.clone()))
             .collect();
         if rows.is_empty() {
             return Vec::new();
@@ -204,9 +207,10 @@ impl<'w, 's> Arriving<'w, 's> {
 
     /// Spawns the pickups of `rows` not in this world yet.
     fn pickups(&mut self, rows: Vec<PickupRow>) -> Vec<Entity> {
+        let mut once = std::collections::BTreeSet::new();
         let rows: Vec<PickupRow> = rows
             .into_iter()
-            .filter(|row| self.ids.get(&row.id).is_none())
+            .filter(|row| self.ids.get(&row.id).is_none() && once.insert(row.id.clone()))
             .collect();
         let mut spawner = self.spawner();
         rows.into_iter().map(|row| spawner.pickup(row)).collect()
