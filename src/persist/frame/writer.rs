@@ -819,6 +819,12 @@ fn frame_rows<'a>(
         rows.mail_done
             .extend(batch.mail_done.iter().map(String::as_str));
     }
+    // a container handed over in two of the merged frames (it came back
+    // between them): its last hand-over is the one written
+    let mut seen = std::collections::BTreeSet::new();
+    rows.handovers.reverse();
+    rows.handovers.retain(|(id, _)| seen.insert(*id));
+    rows.handovers.reverse();
     rows
 }
 

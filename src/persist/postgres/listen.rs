@@ -227,21 +227,49 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
     if start.stopped.load(Ordering::SeqCst) {
         return Look::Stop;
     }
-    let read = schema::standing(client, server, false).and_then(|found| {
-        if let Standing::Replaced { now } = judge(found, mine) {
-            return Ok(Err(now));
+    let reconnect = |e: postgres::Error| {
+        bevy::log::warn!(
+            "{name}: reading hand-overs to {server} failed ({}); connecting again",
+            schema::describe(&e)
+        );
+        Look::Reconnect
+    };
+    match schema::standing(client, server, false) {
+        Ok(found) => {
+            if let Standing::Replaced { now } = judge(found, mine) {
+                let _ = to.replaced.send(DatabaseError::Replaced {
+                    path: name.to_string(),
+                    server: server.to_string(),
+                    mine: start.generation,
+                    now,
+                });
+                return Look::Stop;
+            }
         }
-        let rows = take(client, start)?;
-        let letters = letters(client, name, server)?;
-        let known = client
+        Err(e) => return reconnect(e),
+    }
+    // what a take committed goes to the game at once, whatever fails
+    // after it: its hand-over rows are gone, and its epochs recorded
+    match take(client, start) {
+        Ok(rows) => {
+            for row in rows {
+                if to.send.send(row).is_err() {
+                    return Look::Stop;
+                }
+            }
+        }
+        Err(e) => return reconnect(e),
+    }
+    let read = letters(client, name, server).and_then(|letters| {
+        let known: Vec<String> = client
             .query("SELECT id FROM servers ORDER BY id", &[])?
             .iter()
             .map(|r| r.get(0))
             .collect();
-        Ok(Ok((rows, letters, known)))
+        Ok((letters, known))
     });
     match read {
-        Ok(Ok((rows, letters, known))) => {
+        Ok((letters, known)) => {
             let mut shared = to
                 .known
                 .lock()
@@ -249,31 +277,11 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
             shared.ids = known;
             shared.reads += 1;
             drop(shared);
-            for row in rows {
-                if to.send.send(row).is_err() {
-                    return Look::Stop;
-                }
-            }
             if to.post.send(letters).is_err() {
                 return Look::Stop;
             }
         }
-        Ok(Err(now)) => {
-            let _ = to.replaced.send(DatabaseError::Replaced {
-                path: name.to_string(),
-                server: server.to_string(),
-                mine: start.generation,
-                now,
-            });
-            return Look::Stop;
-        }
-        Err(e) => {
-            bevy::log::warn!(
-                "{name}: reading hand-overs to {server} failed ({}); connecting again",
-                schema::describe(&e)
-            );
-            return Look::Reconnect;
-        }
+        Err(e) => return reconnect(e),
     }
     if make_claims(client, start, to) {
         Look::Again
