@@ -286,3 +286,25 @@ fn the_tool_crate_builds_the_engine_only() {
         .collect();
     assert!(bad.is_empty(), "the tool crate pulls in {bad:?}:\n{tree}");
 }
+
+#[test]
+fn the_operators_tool_builds_no_window_renderer_or_network_crate() {
+    // `bevy-container db` (features cli and postgres): the PostgreSQL
+    // client comes, and nothing of a window, a renderer, egui or renet
+    let (names, tree) = tree_names(&["-p", "bevy-container-cli", "--features", "postgres"]);
+    assert!(
+        names.iter().any(|n| n == "postgres"),
+        "cargo tree printed the client:\n{tree}"
+    );
+    let bad: Vec<&String> = names
+        .iter()
+        .filter(|n| {
+            NOT_IN_THE_TOOL.contains(&n.as_str())
+                || NOT_IN_THE_BINARY.iter().any(|b| n.starts_with(b))
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "the operator's tool pulls in {bad:?}:\n{tree}"
+    );
+}
