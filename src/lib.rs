@@ -67,6 +67,14 @@ pub mod prelude {
         LoadError, LoosePickup, MoveItems, NotAnswered, OverflowStore, PickUp, PropsChanged,
         RequestUnanswered, Resize, SetProps, Settled, Sort, Take, Transfer,
     };
+    // a game that keeps its containers in a database (features `persist`
+    // and `postgres`) names these in its first hour
+    #[cfg(feature = "persist")]
+    pub use crate::persist::{
+        ContainerArrived, ContainerDatabase, ContainerDatabasePlugin, ContainerLost,
+        DatabaseWriter, HandOver, HandOverRefused, PersistenceStopped, PersistentEntities,
+        PersistentId, SendMail, ServerId, ServerReplaced,
+    };
     pub use crate::props::{Kind, PropNumber, PropValue, Props};
     pub use crate::rules::{LeftoverDestination, Rules};
     pub use crate::save::{AdoptionId, SavedContents};

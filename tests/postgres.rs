@@ -426,7 +426,8 @@ fn errors_name_what_is_wrong_and_the_fix() {
         (format!("postgresql://ghost@/auth?host={dir}"), "createuser"),
         (format!("postgresql://player@/auth?host={dir}"), "GRANT"),
     ];
-    c.batch_execute("CREATE ROLE player LOGIN")
+    // (PostgreSQL 15 grants no CREATE on `public`; older ones must be told)
+    c.batch_execute("CREATE ROLE player LOGIN; REVOKE CREATE ON SCHEMA public FROM PUBLIC")
         .expect("a role without rights");
     for (target, fix) in advice {
         match ContainerDatabase::open(&target) {

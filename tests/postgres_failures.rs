@@ -619,14 +619,13 @@ fn a_hand_over_to_a_server_nobody_knows_is_refused_and_the_container_stays() {
     // registered ahead by the operator, the id is accepted; the container
     // arrives when that server first starts, with its ContainerArrived
     assert!(operator::register(&url, &ServerId::new("zone-east")).expect("registers"));
-    for _ in 0..60 {
-        north.update();
-        std::thread::sleep(Duration::from_millis(10));
-    }
     north
         .world_mut()
         .write_message(HandOver::new(pack, "zone-east"));
-    north.update();
+    // it goes once north's listener has read the servers again
+    until(&mut north, "the hand-over to zone-east", |app| {
+        entity(app, "pack").is_none()
+    });
     flush(&north).expect("written");
     assert_eq!(heard::<HandOverRefused>(&north).len(), 2, "accepted");
     assert_eq!(entity(&north, "pack"), None, "gone from north");

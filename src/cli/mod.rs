@@ -92,7 +92,7 @@ pub fn run(args: impl IntoIterator<Item = String>) -> ExitCode {
         #[cfg(not(feature = "postgres"))]
         "db" => {
             eprintln!(
-                "bevy-container: `db` needs the feature postgres (cargo install --path . --features cli,postgres)"
+                "bevy-container: `db` needs the feature postgres (cargo install --path tools/bevy-container-cli --features postgres)"
             );
             ExitCode::from(2)
         }

@@ -375,16 +375,12 @@ fn compile_headline(path: &str, report: &Report) -> String {
 /// for the containers. The loader's own error names only where the errors
 /// are (`AdoptionLoadError`), so this report is where each problem is
 /// written, once: logged, or on stderr without a log.
-fn failure_text(message: &str, path: &str, invalid: bool, reload: bool) -> String {
+fn failure_text(message: &str, reload: bool) -> String {
     let consequence = if reload {
         "The containers using it keep the rules of its last version that loaded."
     } else {
         "The containers using it have no rules and answer no requests (their status is ContainerStatus::AdoptionRefused) until the file loads; fix it and hot reload, or call AssetServer::reload."
     };
-    // the asset server's own error line is not relied on: it does not
-    // reach the log in every load (a load through `AssetServer::load`
-    // sends the failure as an event only), so the whole text is reported
-    let _ = (invalid, path);
     format!("{message}\n{consequence}")
 }
 
@@ -409,7 +405,7 @@ pub(crate) fn report_adoption_loads(
         });
         let reload = assets.contains(failure.id);
         let path = failure.path.to_string();
-        let text = failure_text(&message, &path, report.is_some(), reload);
+        let text = failure_text(&message, reload);
         notice::report(if reload { Level::Warn } else { Level::Error }, &text);
         rejected.write(AdoptionRejected {
             path,

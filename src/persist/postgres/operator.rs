@@ -250,6 +250,15 @@ fn count_save(text: &str, counts: &mut Counts) {
 /// Registers the server id `id` ahead of its first start, so hand-overs
 /// to it are accepted; whether it was new.
 pub fn register(url: &str, id: &ServerId) -> Result<bool, DatabaseError> {
+    if !id.fits() {
+        return Err(DatabaseError::Open {
+            path: hide_password(url),
+            message: format!(
+                "the server id \"{id}\" is not 1 to {} bytes",
+                ServerId::LONGEST
+            ),
+        });
+    }
     let (mut client, name) = connect(url)?;
     schema::migrate(&mut client, &name)?;
     let added = client

@@ -22,8 +22,10 @@ pub struct ThisServer(pub ServerId);
 /// of it, or when it next starts. `to` must be a server id the database
 /// knows (servers register when they first open it; an operator can
 /// register one ahead): one the listener has not read yet waits for its
-/// next read of the servers (a quarter of a second), and one still unknown
-/// then is refused ([`HandOverRefused`]), the container staying here. PostgreSQL only: a SQLite file has one
+/// next reads of the servers (about half a second), and one still unknown
+/// then is refused ([`HandOverRefused`]), the container staying here; so is
+/// a container whose rules have not attached yet (before its
+/// [`ContainerReady`](crate::plugin::ContainerReady)). PostgreSQL only: a SQLite file has one
 /// server, and the request is refused with a warning there.
 ///
 /// ```

@@ -60,7 +60,7 @@ impl DatabaseWriter {
     }
 
     /// What the writer thread runs under, as the system tells it: the
-    /// [`ContainerDatabase::scheduling`] asked for, or
+    /// [`ContainerDatabase::scheduling`](crate::persist::ContainerDatabase::scheduling) asked for, or
     /// [`WriterScheduling::Normal`] on a system without these policies
     /// (every one but Linux) or where Linux refused it (a warning then
     /// says why).

@@ -338,6 +338,10 @@ impl FrameWorld<'_, '_> {
     /// same transaction, and it leaves this world without its items (they
     /// are the new owner's now).
     fn hand_over(&mut self, batch: &mut Batch) {
+        // most frames hand nothing over: no lock of the known servers then
+        if self.hand_overs.is_empty() && self.tracked.waiting_hand_overs.is_empty() {
+            return;
+        }
         let reads = self.told.arrivals.known_servers().map_or(0, |(_, r)| r);
         let mut requests = std::mem::take(&mut self.tracked.waiting_hand_overs);
         requests.extend(self.hand_overs.read().map(|h| (h.clone(), reads)));
@@ -410,6 +414,18 @@ impl FrameWorld<'_, '_> {
         if *to == self.told.server.0 {
             return Verdict::Refuse(format!("\"{}\" is already this server's", entry.id));
         }
+        // a container whose rules never attached may have no row to hand
+        // over: its items would arrive nowhere
+        let ready = self
+            .containers
+            .get(e)
+            .is_ok_and(|(_, contents, ..)| contents.engine().is_some());
+        if !ready {
+            return Verdict::Refuse(format!(
+                "\"{}\" is not ready (its adoption has not loaded, or was refused): hand it over after its ContainerReady",
+                entry.id
+            ));
+        }
         match self.told.arrivals.known_servers() {
             Some((known, _)) if known.iter().any(|s| s == to.as_str()) => Verdict::Go(entry),
             // a read begun after the request has not come yet: a server
@@ -419,7 +435,9 @@ impl FrameWorld<'_, '_> {
                 "no server \"{to}\" has ever opened this database (it knows {}); check the id, or register it ahead with `bevy-container db register URL {to}`",
                 known.join(", ")
             )),
-            None => Verdict::Go(entry),
+            None => Verdict::Refuse(
+                "the database's listener has not read the servers it knows; try again".into(),
+            ),
         }
     }
 }
