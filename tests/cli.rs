@@ -270,13 +270,9 @@ fn the_binary_builds_no_window_renderer_or_network_crate() {
 /// window, image or GPU-data crate at all.
 const NOT_IN_THE_TOOL: [&str; 4] = ["bevy_window", "bevy_image", "image", "wgpu-types"];
 
-#[test]
-fn the_tool_crate_builds_the_engine_only() {
-    let (names, tree) = tree_names(&["-p", "bevy-container-cli"]);
-    assert!(
-        names.iter().any(|n| n == "bevy_container"),
-        "cargo tree printed the crate:\n{tree}"
-    );
+/// Fails when the tree `names` holds a window, image, renderer, egui or
+/// renet crate.
+fn assert_engine_only(names: &[String], tree: &str, what: &str) {
     let bad: Vec<&String> = names
         .iter()
         .filter(|n| {
@@ -284,7 +280,17 @@ fn the_tool_crate_builds_the_engine_only() {
                 || NOT_IN_THE_BINARY.iter().any(|b| n.starts_with(b))
         })
         .collect();
-    assert!(bad.is_empty(), "the tool crate pulls in {bad:?}:\n{tree}");
+    assert!(bad.is_empty(), "{what} pulls in {bad:?}:\n{tree}");
+}
+
+#[test]
+fn the_tool_crate_builds_the_engine_only() {
+    let (names, tree) = tree_names(&["-p", "bevy-container-cli"]);
+    assert!(
+        names.iter().any(|n| n == "bevy_container"),
+        "cargo tree printed the crate:\n{tree}"
+    );
+    assert_engine_only(&names, &tree, "the tool crate");
 }
 
 #[test]
@@ -296,15 +302,5 @@ fn the_operators_tool_builds_no_window_renderer_or_network_crate() {
         names.iter().any(|n| n == "postgres"),
         "cargo tree printed the client:\n{tree}"
     );
-    let bad: Vec<&String> = names
-        .iter()
-        .filter(|n| {
-            NOT_IN_THE_TOOL.contains(&n.as_str())
-                || NOT_IN_THE_BINARY.iter().any(|b| n.starts_with(b))
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "the operator's tool pulls in {bad:?}:\n{tree}"
-    );
+    assert_engine_only(&names, &tree, "the operator's tool");
 }

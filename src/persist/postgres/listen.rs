@@ -339,11 +339,7 @@ fn letters(
     server: &ServerId,
 ) -> Result<Vec<Letter>, postgres::Error> {
     let found = client.query(
-        "SELECT m.id, m.target, m.item, m.props, m.amount, m.reply_to, m.origin, m.answers,
-                m.landed, c.id IS NOT NULL
-         FROM mail AS m LEFT JOIN containers AS c ON c.id = m.target
-         WHERE c.owner = $1 OR (c.id IS NULL AND m.origin = $1)
-         ORDER BY m.seq",
+        &format!("{LETTERS} WHERE c.owner = $1 OR (c.id IS NULL AND m.origin = $1) ORDER BY m.seq"),
         &[&server.as_str()],
     )?;
     let mut out = Vec::with_capacity(found.len());
@@ -359,6 +355,10 @@ fn letters(
     }
     Ok(out)
 }
+
+/// The mail rows as [`letter`] reads them, each with whether its target
+/// has a container row (a `WHERE` and an order follow).
+pub(super) const LETTERS: &str = "SELECT m.id, m.target, m.item, m.props, m.amount, m.reply_to, m.origin, m.answers, m.landed, c.id IS NOT NULL FROM mail AS m LEFT JOIN containers AS c ON c.id = m.target";
 
 /// One mail row, checked.
 pub(super) fn letter(row: &postgres::Row) -> Result<Letter, String> {

@@ -218,12 +218,7 @@ pub fn audit(url: &str) -> Result<Audit, DatabaseError> {
         }
     }
     let found = tx
-        .query(
-            "SELECT m.id, m.target, m.item, m.props, m.amount, m.reply_to, m.origin, m.answers,
-                    m.landed, c.id IS NOT NULL
-             FROM mail AS m LEFT JOIN containers AS c ON c.id = m.target ORDER BY m.seq",
-            &[],
-        )
+        .query(&format!("{} ORDER BY m.seq", super::listen::LETTERS), &[])
         .map_err(e)?;
     for r in &found {
         match super::listen::letter(r) {
