@@ -187,8 +187,20 @@ fn run_day<H: Holder>(start: &H, names: &[String], ops: &[Op]) -> Duration {
 fn main() {
     let words: Vec<String> = std::env::args().skip(1).collect();
     let want = |figure: &str| words.is_empty() || words.iter().any(|w| figure.contains(w.as_str()));
-    // engine-vs-baseline-12
-    let (seed, seed_bytes) = seed_rules();
+    let pack = backpack_day();
+    day_figures(&want, &pack);
+    bank_figures(&want, &pack);
+    transfer_figures(&want);
+    frame_figures(&want);
+    persistence_figures(&want);
+    parallel_figures(&want);
+    ui_and_network_figures(&want);
+    load_and_memory_figures(&want);
+}
+
+/// The seed backpack's day: 20,000 requests on 12 slots.
+fn backpack_day() -> Workload {
+    let (seed, _) = seed_rules();
     let names12: Vec<String> = ["berries", "axe", "letter", "flint"]
         .map(String::from)
         .to_vec();
@@ -198,7 +210,13 @@ fn main() {
         .map(|r| (r.id.clone(), r.stack_limit))
         .collect();
     let ops12 = day(names12.len(), 20_000, 12, 25, Takes::BySlot(12));
-    let pack = Workload::new(seed, &limits12, names12, ops12, 0);
+    Workload::new(seed, &limits12, names12, ops12, 0)
+}
+
+/// `engine-vs-baseline-12` and `props-day-vs-plain-day`: the backpack's
+/// day on the engine, against the baseline and against itself with
+/// properties.
+fn day_figures(want: &dyn Fn(&str) -> bool, pack: &Workload) {
     if want("engine-vs-baseline-12") {
         let (e12, b12) = race(5, || pack.engine_day(), || pack.baseline_day());
         let (e12, b12) = (pack.per_op(e12), pack.per_op(b12));
@@ -232,7 +250,11 @@ fn main() {
             ("plain-day-12", q),
         );
     }
+}
 
+/// The bank's day (10,000 slots), the bank against the backpack, and a
+/// forced removal of half the bank.
+fn bank_figures(want: &dyn Fn(&str) -> bool, pack: &Workload) {
     // engine-vs-baseline-10k
     let (bank, limits_bank) = bank_rules(1000, 10_000);
     let names_bank: Vec<String> = (0..1000).map(|i| format!("item-{i}")).collect();
@@ -298,7 +320,11 @@ fn main() {
             ("sort-10k-stacks", sort),
         );
     }
+}
 
+/// `transfer-vs-take-deliver`: a drag between two containers as one
+/// transfer, against a take and a delivery.
+fn transfer_figures(want: &dyn Fn(&str) -> bool) {
     // transfer-vs-take-deliver
     if want("transfer-vs-take-deliver") {
         let (chest, bag, drags) = drag_day(20_000);
@@ -324,7 +350,11 @@ fn main() {
             per(transfer) / per(take_deliver)
         );
     }
+}
 
+/// The plugin's frame against the engine and against a bare Bevy system,
+/// an idle frame, and the frame race against itself.
+fn frame_figures(want: &dyn Fn(&str) -> bool) {
     // ecs-vs-engine
     if want("ecs-vs-engine") {
         let (ecs, direct) = frame_vs_engine(backpack_app(10_000));
@@ -371,7 +401,10 @@ fn main() {
             "plain-frame-1k-of-10k-b",
         );
     }
+}
 
+/// Persistence: SQLite's frame race and writer, and PostgreSQL's.
+fn persistence_figures(want: &dyn Fn(&str) -> bool) {
     // persist-frame-vs-frame: a frame in which 1,000 of 10,000 containers
     // change, with persistence on and off, on the game thread; and what the
     // writer thread wrote meanwhile
@@ -412,7 +445,10 @@ fn main() {
     if want("postgres") || want("handoff") || want("mail") {
         postgres_figures(want("postgres"), want("handoff"), want("mail"));
     }
+}
 
+/// What the machine's cores give a frame and the engine.
+fn parallel_figures(want: &dyn Fn(&str) -> bool) {
     // parallel-frame-speedup
     if want("parallel-frame-speedup") {
         let (serial, parallel) = parallel_frame();
@@ -435,7 +471,10 @@ fn main() {
             ("engine-100k-ops-two-threads", two),
         );
     }
+}
 
+/// The inventory UI's frame and replication's bytes.
+fn ui_and_network_figures(want: &dyn Fn(&str) -> bool) {
     // ui-bank-vs-backpack
     if want("ui-bank-vs-backpack") {
         let (bank_ui, backpack_ui) = ui_frames();
@@ -461,7 +500,11 @@ fn main() {
             bank / backpack
         );
     }
+}
 
+/// Loading the seed adoption against parsing it, and a backpack's bytes.
+fn load_and_memory_figures(want: &dyn Fn(&str) -> bool) {
+    let (_, seed_bytes) = seed_rules();
     // load-vs-parse
     if want("load-vs-parse") {
         let (load, parse) = race(
@@ -1150,10 +1193,8 @@ struct OnItsWay {
 /// container ready; and its stages.
 fn handoff(url: &str) {
     use bevy::prelude::*;
-    use bevy_container::persist::{
-        DatabaseWriter, HandOver, PersistentEntities, PersistentId, ServerId,
-    };
-    use bevy_container::plugin::{Container, ContainerContents};
+    use bevy_container::persist::PersistentId;
+    use bevy_container::plugin::Container;
     let names = ["perf-west", "perf-east"];
     let mut apps = [zone_server(url, names[0]), zone_server(url, names[1])];
     let adoption = apps[0]
@@ -1167,14 +1208,7 @@ fn handoff(url: &str) {
             Container::new(adoption.clone()),
         ));
     }
-    let ready = |app: &App, id: &str| {
-        app.world()
-            .resource::<PersistentEntities>()
-            .get(id)
-            .and_then(|e| app.world().get::<ContainerContents>(e))
-            .is_some_and(ContainerContents::is_ready)
-    };
-    while !ids.iter().all(|id| ready(&apps[0], id)) {
+    while !ids.iter().all(|id| ready_in(&apps[0], id)) {
         apps[0].update();
         apps[1].update();
         std::thread::sleep(Duration::from_millis(2));
@@ -1185,60 +1219,14 @@ fn handoff(url: &str) {
     let mut next = Instant::now();
     let mut turn = 0;
     while done.len() < 1_000 {
-        // four hand-overs a frame, from whichever server holds the next ids
-        for id in ids.iter().cycle().skip(turn % ids.len()).take(ids.len()) {
-            if way.len() >= 8 || way.iter().any(|w| &w.id == id) {
-                continue;
-            }
-            let Some(from) = (0..2).find(|&s| ready(&apps[s], id)) else {
-                continue;
-            };
-            let e = apps[from]
-                .world()
-                .resource::<PersistentEntities>()
-                .get(id)
-                .expect("here");
-            apps[from].world_mut().write_message(HandOver {
-                container: e,
-                to: ServerId::new(names[1 - from]),
-            });
-            let frame = apps[from].world().resource::<DatabaseWriter>().frame() + 1;
-            way.push(OnItsWay {
-                id: id.clone(),
-                to: 1 - from,
-                sent: Instant::now(),
-                frame,
-                committed: None,
-                arrived: None,
-            });
-            turn += 1;
-            if way.len().is_multiple_of(4) {
-                break;
-            }
-        }
+        hand_over_next(&mut apps, &names, &ids, &mut way, &mut turn);
         for app in apps.iter_mut() {
             app.update();
         }
         let now = Instant::now();
-        for w in way.iter_mut() {
-            let from = &apps[1 - w.to];
-            if w.committed.is_none()
-                && from.world().resource::<DatabaseWriter>().written() >= w.frame
-            {
-                w.committed = Some(now);
-            }
-            if let Some((_, at)) = apps[w.to]
-                .world()
-                .resource::<Arrived>()
-                .0
-                .iter()
-                .find(|(id, _)| *id == w.id)
-            {
-                w.arrived.get_or_insert(*at);
-            }
-        }
+        note_stages(&apps, &mut way, now);
         way.retain(|w| {
-            if !ready(&apps[w.to], &w.id) {
+            if !ready_in(&apps[w.to], &w.id) {
                 return true;
             }
             let ms = |t: Option<Instant>| t.map_or(f64::NAN, |t| (t - w.sent).as_secs_f64() * 1e3);
@@ -1269,6 +1257,80 @@ fn handoff(url: &str) {
     println!("ratio handoff-ms-p99 {:.1}", stage(|d| d.2, 0.99));
 }
 
+/// Whether the container `id` is in `app` and ready.
+fn ready_in(app: &bevy::prelude::App, id: &str) -> bool {
+    use bevy_container::persist::PersistentEntities;
+    use bevy_container::plugin::ContainerContents;
+    app.world()
+        .resource::<PersistentEntities>()
+        .get(id)
+        .and_then(|e| app.world().get::<ContainerContents>(e))
+        .is_some_and(ContainerContents::is_ready)
+}
+
+/// Up to four hand-overs this frame (eight on their way at most), from
+/// whichever server holds the next ids.
+fn hand_over_next(
+    apps: &mut [bevy::prelude::App; 2],
+    names: &[&str; 2],
+    ids: &[String],
+    way: &mut Vec<OnItsWay>,
+    turn: &mut usize,
+) {
+    use bevy_container::persist::{DatabaseWriter, HandOver, PersistentEntities, ServerId};
+    for id in ids.iter().cycle().skip(*turn % ids.len()).take(ids.len()) {
+        if way.len() >= 8 || way.iter().any(|w| &w.id == id) {
+            continue;
+        }
+        let Some(from) = (0..2).find(|&s| ready_in(&apps[s], id)) else {
+            continue;
+        };
+        let e = apps[from]
+            .world()
+            .resource::<PersistentEntities>()
+            .get(id)
+            .expect("here");
+        apps[from].world_mut().write_message(HandOver {
+            container: e,
+            to: ServerId::new(names[1 - from]),
+        });
+        let frame = apps[from].world().resource::<DatabaseWriter>().frame() + 1;
+        way.push(OnItsWay {
+            id: id.clone(),
+            to: 1 - from,
+            sent: Instant::now(),
+            frame,
+            committed: None,
+            arrived: None,
+        });
+        *turn += 1;
+        if way.len().is_multiple_of(4) {
+            break;
+        }
+    }
+}
+
+/// Notes, at `now`, the hand-overs their sender committed and those their
+/// receiver heard of.
+fn note_stages(apps: &[bevy::prelude::App; 2], way: &mut [OnItsWay], now: Instant) {
+    use bevy_container::persist::DatabaseWriter;
+    for w in way.iter_mut() {
+        let from = &apps[1 - w.to];
+        if w.committed.is_none() && from.world().resource::<DatabaseWriter>().written() >= w.frame {
+            w.committed = Some(now);
+        }
+        if let Some((_, at)) = apps[w.to]
+            .world()
+            .resource::<Arrived>()
+            .0
+            .iter()
+            .find(|(id, _)| *id == w.id)
+        {
+            w.arrived.get_or_insert(*at);
+        }
+    }
+}
+
 /// Every mail an app sent and received, with when.
 #[derive(bevy::prelude::Resource, Default)]
 struct Mailed {
@@ -1290,14 +1352,12 @@ fn hear_mail(
         .extend(received.read().map(|m| (m.mail.clone(), m.landed, now)));
 }
 
-/// `cross-server-delivery-ms-p99`: 1,000 mails of one berry from 50
-/// backpacks on one server to 10 on another, both at 60 frames a second
-/// (in one process, one after the other each tick), four a frame, from the
-/// frame the mail is sent to the frame the receiver has applied it.
-fn cross_server_delivery(url: &str) {
+/// The two servers of [`cross_server_delivery`], their backpacks ready:
+/// 50 on the first (returned), 10 on the second.
+fn post_servers(url: &str) -> ([bevy::prelude::App; 2], Vec<bevy::prelude::Entity>) {
     use bevy::prelude::*;
-    use bevy_container::persist::{PersistentEntities, PersistentId, SendMail};
-    use bevy_container::plugin::{Container, ContainerContents, ContainerRequest, Deliver};
+    use bevy_container::persist::{PersistentEntities, PersistentId};
+    use bevy_container::plugin::{Container, ContainerContents};
     let mut apps = [
         zone_server(url, "perf-post-west"),
         zone_server(url, "perf-post-east"),
@@ -1346,6 +1406,18 @@ fn cross_server_delivery(url: &str) {
         apps[1].update();
         std::thread::sleep(Duration::from_millis(2));
     }
+    (apps, sources)
+}
+
+/// `cross-server-delivery-ms-p99`: 1,000 mails of one berry from 50
+/// backpacks on one server to 10 on another, both at 60 frames a second
+/// (in one process, one after the other each tick), four a frame, from the
+/// frame the mail is sent to the frame the receiver has applied it.
+fn cross_server_delivery(url: &str) {
+    use bevy::prelude::*;
+    use bevy_container::persist::SendMail;
+    use bevy_container::plugin::{ContainerRequest, Deliver};
+    let (mut apps, sources) = post_servers(url);
     for &s in &sources {
         apps[0]
             .world_mut()

@@ -41,7 +41,7 @@ pub mod rules;
 pub mod save;
 #[cfg(feature = "scenario")]
 pub mod scenario;
-#[cfg(feature = "audit")]
+#[cfg(any(feature = "audit", test))]
 mod splitmix;
 #[cfg(feature = "ui")]
 pub mod ui;

@@ -23,7 +23,9 @@ impl Contents {
     /// assert_eq!(flint.landed.len(), 2);
     /// ```
     pub fn deliver(&mut self, item: &str, amount: u32) -> Delivered {
-        self.deliver_kind(item, &Props::EMPTY, amount)
+        // its own copy of the delivery, where the properties are known to
+        // be none: a day without properties pays nothing for them
+        self.deliver_with(item, &Props::EMPTY, amount)
     }
 
     /// Delivers `amount` items of one kind: `item` carrying `props`. The
@@ -44,6 +46,13 @@ impl Contents {
     /// assert_eq!(backpack.stack(1).unwrap().props, ripe);
     /// ```
     pub fn deliver_kind(&mut self, item: &str, props: &Props, amount: u32) -> Delivered {
+        self.deliver_with(item, props, amount)
+    }
+
+    /// The delivery of [`Contents::deliver_kind`], inlined into each of its
+    /// two callers.
+    #[inline(always)]
+    fn deliver_with(&mut self, item: &str, props: &Props, amount: u32) -> Delivered {
         // one lookup for the shared id and the type's stacks
         let (id, at) = match self.by_type.find(item) {
             Some((at, k)) => (k.clone(), Some(at)),
@@ -196,6 +205,7 @@ impl Contents {
     /// changing anything: into `plan` (empty), so a delivery or a transfer
     /// plans into its outcome's own list, not a copy. `own` is the type's
     /// slots, ascending; only those holding `props` are topped up.
+    #[inline]
     pub(crate) fn plan_into(
         &self,
         item: &str,
@@ -228,9 +238,10 @@ impl Contents {
     /// (the caller knows `placed` is less), where the free budget let
     /// `capped` in: the budget when everything it let in was placed, else
     /// the slots (or a slotless holding's ceiling), whichever stopped the
-    /// items first.
-    #[cold]
-    #[inline(never)]
+    /// items first. A full bag is most of the deliveries of a busy day, so
+    /// its answer is found here without a call; what needs a look at the
+    /// slots is [`Contents::plan_limit`]'s.
+    #[inline]
     pub(crate) fn limit_of(
         &self,
         item: &str,
@@ -244,6 +255,13 @@ impl Contents {
         } else if !self.rules.has_slots() {
             // a slotless holding at the most it counts
             LimitedBy::Ceiling
+        } else if terms.reserved.is_none() && self.rules.restriction != TypeRestriction::BySlot {
+            // no slot of its own, no slot that refuses it: the slots ran out
+            if self.rules.has_slot_limit() {
+                LimitedBy::Slots
+            } else {
+                LimitedBy::Ceiling
+            }
         } else {
             self.plan_limit(item, props, terms)
         }
@@ -253,6 +271,8 @@ impl Contents {
     /// lands): the type's one slot (fill order `not-applicable`), a free
     /// slot within reach that refuses the type (`by-slot`), or no free slot
     /// left (a `no-limit` container: its ceiling).
+    #[cold]
+    #[inline(never)]
     fn plan_limit(&self, item: &str, props: &Props, terms: &TypeTerms) -> LimitedBy {
         if let Some(r) = terms.reserved {
             return match self.stack(r) {

@@ -56,8 +56,11 @@ impl Contents {
             && props.is_none_or(|p| *p == stack.props)
         {
             let id = stack.item.clone();
-            let mut out = self.take_stack(id, s, amount);
-            out.set_asked(props);
+            let kind = (!stack.props.is_empty()).then(|| stack.props.clone());
+            let mut out = self.take_stack(id, s, amount, kind);
+            if props.is_some() {
+                out.set_asked(props);
+            }
             return out;
         }
         // one lookup for the shared id and the stacks to draw from, copied
@@ -101,23 +104,25 @@ impl Contents {
     /// assert!(backpack.take_slot(1, 2).is_none());
     /// ```
     pub fn take_slot(&mut self, slot: u32, amount: u32) -> Option<Taken> {
-        let id = self.stack(slot)?.item.clone();
-        Some(self.take_stack(id, slot, amount))
+        let stack = self.stack(slot)?;
+        let id = stack.item.clone();
+        // only a stack with properties is noted: plain takes stay plain
+        let kind = (!stack.props.is_empty()).then(|| stack.props.clone());
+        Some(self.take_stack(id, slot, amount, kind))
     }
 
     /// Takes up to `amount` from the stack of `id` in `slot`, which holds
     /// one: what [`Contents::draw`] does for a named slot, without its
-    /// general case (no draw order, no refusal, one slot).
-    fn take_stack(&mut self, id: ItemType, slot: u32, amount: u32) -> Taken {
+    /// general case (no draw order, no refusal, one slot). `kind`: the
+    /// stack's properties, when it has any (the caller had the stack in
+    /// hand; a plain stack's take never looks at properties).
+    #[inline]
+    fn take_stack(&mut self, id: ItemType, slot: u32, amount: u32, kind: Option<Props>) -> Taken {
         let mut out = Taken::nothing(id, None, amount);
         if amount == 0 {
             return out;
         }
-        // only a stack with properties is noted: plain takes stay plain
-        let props = match self.stack(slot) {
-            Some(st) if !st.props.is_empty() => Some(st.props.clone()),
-            _ => None,
-        };
+        let props = kind;
         let n = self.take_from_stack(&out.item, slot, amount);
         out.from.push(Landing { slot, amount: n });
         if let Some(p) = props {

@@ -256,6 +256,13 @@ impl Handle {
         }
     }
 
+    /// Takes back a batch the game did not send (a frame with nothing to
+    /// write), its room kept for the next frame.
+    pub(crate) fn give_back(&self, mut batch: Batch) {
+        batch.clear();
+        self.shared.keep_spare(std::iter::once(batch));
+    }
+
     pub(crate) fn error(&self) -> Option<DatabaseError> {
         self.shared.lock().error.clone()
     }
@@ -572,7 +579,20 @@ impl Writer<'_> {
                     return Ok(());
                 }
                 Err(StoreError::Failed(e)) => return Err(e),
-                Ok(written) => break written,
+                Ok(written) => {
+                    bevy::log::debug!(
+                        "{}: frame {frame} ({merged} merged) written: containers {:?}, deleted {:?}; pickups {:?}, deleted {:?}; handed over {:?}; mail sent {:?}, applied {:?}",
+                        self.name,
+                        rows.containers.iter().map(|c| c.id).collect::<Vec<_>>(),
+                        rows.container_deletes,
+                        rows.pickups.iter().map(|p| &p.id).collect::<Vec<_>>(),
+                        rows.pickup_deletes,
+                        rows.handovers,
+                        rows.mail.iter().map(|m| &m.id).collect::<Vec<_>>(),
+                        rows.mail_done
+                    );
+                    break written;
+                }
             }
         };
         // a deleted (or handed over) key is never used again
@@ -661,16 +681,27 @@ impl Writer<'_> {
         self.shared.changed.notify_all();
     }
 
-    /// Keeps up to two written batches' lists for the game to fill again.
+    /// Keeps up to [`SPARE`] written batches' lists for the game to fill
+    /// again: cleared here, before the lock the game's next frame takes.
     fn recycle(&self, batches: &mut Vec<Batch>) {
-        let mut spare = self
-            .shared
-            .spare
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        for mut b in batches.drain(..) {
-            if spare.len() < 2 {
-                b.clear();
+        for b in batches.iter_mut() {
+            b.clear();
+        }
+        self.shared.keep_spare(batches.drain(..));
+    }
+}
+
+/// How many emptied batches wait for the game to fill: a frame then never
+/// grows its lists from nothing (a burst of allocation and page faults on
+/// the game thread) after a few quiet frames or a few merged ones.
+const SPARE: usize = 4;
+
+impl Shared {
+    /// Keeps `batches` (emptied) as spares, up to [`SPARE`].
+    fn keep_spare(&self, batches: impl Iterator<Item = Batch>) {
+        let mut spare = self.spare.lock().unwrap_or_else(PoisonError::into_inner);
+        for b in batches {
+            if spare.len() < SPARE {
                 spare.push(b);
             }
         }

@@ -202,17 +202,35 @@ fn reconcile(client: &mut Client, start: &Start, to: &Game) -> bool {
     let Ok(found) = found else {
         return false;
     };
-    for row in found {
-        match container_rows(std::slice::from_ref(&row), &start.name, &start.epochs) {
-            Ok(rows) => {
-                for row in rows {
-                    let _ = to.send.send(row);
-                }
-            }
-            Err(e) => bevy::log::error!("{e}; the container is not spawned"),
-        }
+    for row in arrivals(&found, start, "the container is not spawned") {
+        let _ = to.send.send(row);
     }
     true
+}
+
+/// The containers of `found` (rows this server owns) that arrive in this
+/// process, their epochs recorded. A row at the epoch this process knows
+/// it at is this process's already: in its world, or handed on in a frame
+/// not written yet (the reconcile after a reconnect read it, and its
+/// hand-over row was still there for the next take); spawned again, its
+/// items would be twice in the world, and the frame that hands it on
+/// would write it as the database last held it.
+fn arrivals(found: &[postgres::Row], start: &Start, not_spawned: &str) -> Vec<ContainerRow> {
+    let mut out = Vec::new();
+    for row in found {
+        let (id, epoch): (Option<String>, Option<i64>) = (row.try_get(0).ok(), row.try_get(1).ok());
+        let known = id
+            .as_ref()
+            .and_then(|id| super::lock(&start.epochs).get(id).copied());
+        if known.is_some() && known == epoch {
+            continue;
+        }
+        match container_rows(std::slice::from_ref(row), &start.name, &start.epochs) {
+            Ok(mut rows) => out.append(&mut rows),
+            Err(e) => bevy::log::error!("{e}; {not_spawned}"),
+        }
+    }
+    out
 }
 
 /// One look: this process still the server id's current one, the
@@ -320,15 +338,13 @@ fn take(client: &mut Client, start: &Start) -> Result<Vec<ContainerRow>, postgre
         &[&me],
     )?;
     tx.commit()?;
-    let mut out = Vec::new();
-    for row in found {
-        match container_rows(std::slice::from_ref(&row), &start.name, &start.epochs) {
-            Ok(mut rows) => out.append(&mut rows),
-            // it stays this server's in the table: the next start reports it
-            Err(e) => bevy::log::error!("{e}; the container handed over is not spawned"),
-        }
-    }
-    Ok(out)
+    // a row that does not read stays this server's in the table: the next
+    // start reports it
+    Ok(arrivals(
+        &found,
+        start,
+        "the container handed over is not spawned",
+    ))
 }
 
 /// The mail this server handles now, in the order sent: rows whose target
@@ -386,4 +402,89 @@ pub(super) fn letter(row: &postgres::Row) -> Result<Letter, String> {
         },
         target_exists: row.try_get(9).map_err(col)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::persist::postgres::ThrowawayPostgres;
+
+    /// A save of the crate's backpack holding 12 berries.
+    fn backpack_save() -> String {
+        let bytes = std::fs::read("assets/backpack.adoption.json").expect("the crate's backpack");
+        let adoption =
+            crate::adoption::read(&bytes, crate::adoption::Format::Json, Default::default())
+                .expect("reads");
+        let rules = crate::rules::Rules::compile(&adoption, &crate::adoption::Tuning::default())
+            .expect("compiles");
+        let mut contents = crate::contents::Contents::new(Arc::new(rules));
+        contents.deliver("berries", 12);
+        let id = crate::save::AdoptionId::of("backpack.adoption.json", &bytes);
+        contents.save(&id).to_json()
+    }
+
+    /// A hand-over row left behind (a reconcile after a reconnect spawned
+    /// the container from its row; the take that deletes the row had not
+    /// committed) for a container this process knows at that epoch: it
+    /// holds it, or handed it on in a frame not written yet. The take
+    /// spawns nothing (the items would be in the world twice, and the
+    /// frame handing it on would write the row as the database last held
+    /// it); a row at a newer epoch (it left and came back) arrives.
+    #[test]
+    fn a_hand_over_row_at_an_epoch_this_process_knows_spawns_nothing() {
+        let (_pg, url) =
+            ThrowawayPostgres::url_for_tests("listen-known").unwrap_or_else(|e| panic!("{e}"));
+        let config: Config = url.parse().expect("a URL");
+        let west = ServerId::new("west");
+        let mut client = schema::connect_plain(&config, "test").expect("connects");
+        schema::migrate(&mut client, "test").expect("migrates");
+        let generation = schema::register(&mut client, "test", &west).expect("registers");
+        client
+            .execute(
+                "INSERT INTO containers (id, owner, epoch, adoption, contents, store)
+                 VALUES ('west-bag', 'west', 3, 'backpack.adoption.json', $1, NULL)",
+                &[&backpack_save()],
+            )
+            .expect("inserts");
+        client
+            .batch_execute(
+                "INSERT INTO handovers (id, to_server, epoch) VALUES ('west-bag', 'west', 3)",
+            )
+            .expect("inserts");
+        let start = Start {
+            config,
+            name: "test".into(),
+            server: west,
+            generation,
+            epochs: Arc::new(Mutex::new(HashMap::from([("west-bag".to_string(), 3)]))),
+            servers: Vec::new(),
+            stopped: Arc::default(),
+        };
+        let arrived = take(&mut client, &start).expect("takes");
+        assert!(
+            arrived.is_empty(),
+            "a container this process knows at the row's epoch was spawned again"
+        );
+        let left: i64 = client
+            .query_one("SELECT count(*) FROM handovers", &[])
+            .expect("counts")
+            .get(0);
+        assert_eq!(left, 0, "the row left behind is done with");
+        // it left and came back: the row's epoch is newer
+        client
+            .batch_execute(
+                "UPDATE containers SET epoch = 5 WHERE id = 'west-bag';
+                 INSERT INTO handovers (id, to_server, epoch) VALUES ('west-bag', 'west', 5)",
+            )
+            .expect("updates");
+        let arrived = take(&mut client, &start).expect("takes");
+        assert_eq!(
+            arrived.len(),
+            1,
+            "a container back at a newer epoch arrives"
+        );
+        assert_eq!(super::super::lock(&start.epochs).get("west-bag"), Some(&5));
+    }
 }

@@ -124,6 +124,11 @@ fn load(
         .isolation_level(IsolationLevel::RepeatableRead)
         .start()
         .map_err(e)?;
+    // the rows are checked between the reads, which takes seconds for a
+    // big world in a debug build (or a busy machine): no idle timeout for
+    // this transaction, which holds no lock until its last statement
+    tx.batch_execute("SET LOCAL idle_in_transaction_session_timeout = 0")
+        .map_err(e)?;
     let me = server.as_str();
     let (frame, next_pickup) = match tx
         .query_opt(

@@ -42,6 +42,8 @@ impl Plugin for ContainerDatabasePlugin {
             return;
         };
         let (start, loaded, server, mut arrivals) = database.into_parts();
+        // a store several servers share has a listener (PostgreSQL)
+        let shared = arrivals.receiver.is_some();
         let mailbox = crate::persist::servers::mail::Mailbox::new(arrivals.letters.take());
         app.register_type::<PersistentId>()
             .insert_resource(DatabaseWriter {
@@ -56,30 +58,46 @@ impl Plugin for ContainerDatabasePlugin {
         add_messages(app);
         app.add_systems(PreStartup, crate::persist::world::load::spawn_persisted)
             .add_systems(
-                First,
-                (
-                    crate::persist::servers::ownership::spawn_arrivals,
-                    crate::persist::servers::ownership::hear_replaced,
-                    crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
-                    crate::persist::servers::ownership::spawn_claimed,
-                )
-                    .chain(),
-            )
-            .add_systems(
-                PreUpdate,
-                (
-                    crate::persist::servers::mail::read_mail,
-                    crate::persist::servers::mail::apply_mail
-                        .run_if(crate::persist::servers::mail::mail_waiting),
-                )
-                    .chain(),
-            )
-            .add_systems(
                 PostUpdate,
                 crate::persist::servers::mail::send_mail.run_if(on_message::<SendMail>),
             )
             .add_systems(Last, crate::persist::world::track::send_frame);
+        if shared {
+            add_listening(app);
+        } else {
+            // a SQLite file has no listener: a claim is refused with the fix,
+            // and no frame pays for systems that would find nothing
+            app.add_systems(
+                First,
+                crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
+            );
+        }
     }
+}
+
+/// The systems that pass on what the listener of a shared database heard:
+/// containers handed to this server, claims, mail, a newer process of the
+/// server id.
+fn add_listening(app: &mut App) {
+    app.add_systems(
+        First,
+        (
+            crate::persist::servers::ownership::spawn_arrivals,
+            crate::persist::servers::ownership::hear_replaced,
+            crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
+            crate::persist::servers::ownership::spawn_claimed,
+        )
+            .chain(),
+    )
+    .add_systems(
+        PreUpdate,
+        (
+            crate::persist::servers::mail::read_mail,
+            crate::persist::servers::mail::apply_mail
+                .run_if(crate::persist::servers::mail::mail_waiting),
+        )
+            .chain(),
+    );
 }
 
 /// The requests and facts of ownership and mail.

@@ -142,6 +142,8 @@ pub(crate) fn send_frame(
         }
     } else if !batch.is_empty() {
         w.writer.inner.send(batch);
+    } else {
+        w.writer.inner.give_back(batch);
     }
     w.writer.inner.last_hand_over = started.elapsed();
 }
@@ -585,6 +587,11 @@ fn write_container(
             store,
         }),
     ));
+    trace!(
+        "frame {}: {e} (key {key}) written as {:?}",
+        batch.frame,
+        contents.slots()
+    );
 }
 
 /// Deletes `entry`'s row and names the entity under a new key in `table`:
