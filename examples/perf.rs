@@ -653,6 +653,10 @@ impl Side {
     }
 }
 
+/// The rounds of a [`frame_races`] race at least: the 99th percentile of
+/// each kind's frames is then the tenth slowest of a thousand or more.
+const P99_ROUNDS: usize = 1_000;
+
 /// Races two kinds of [`Side`]: two apps of each, made in the order a, b,
 /// b, a, the two pairs taking turns. In a race of two identical plain apps
 /// made one after the other, the one made first was slower in 17 of 18
@@ -687,7 +691,7 @@ fn frame_races(mut make: impl FnMut(bool) -> Side) -> (FrameRace, PersistFigures
     let mut rounds = Vec::new();
     // each round waits for the writer (several milliseconds), so the race
     // goes on longer than the others, to see as many quiet rounds
-    keep_racing(SPAN * 4, 20, || {
+    keep_racing(SPAN * 4, P99_ROUNDS, || {
         let pair = rounds.len() / BLOCK % 2;
         let first = a[pair].frame(&hand_over, &pause);
         let second = b[pair].frame(&hand_over, &pause);

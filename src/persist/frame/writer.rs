@@ -823,10 +823,14 @@ fn frame_rows<'a>(
                 rows.containers.push(ContainerPut {
                     id,
                     adoption: &adoption.path,
-                    contents: w
-                        .head
-                        .save(&batch.stacks, &adoption.rules, &adoption.id)
-                        .to_json(),
+                    // compact: a row is read by the crate, not by eye (the
+                    // operator's tool and `SavedContents` print it pretty)
+                    contents: serde_json::to_string(&w.head.save(
+                        &batch.stacks,
+                        &adoption.rules,
+                        &adoption.id,
+                    ))
+                    .unwrap_or_default(),
                     store: w.store.and_then(|k| names.get(&k)).map(|s| &**s),
                 });
             }
