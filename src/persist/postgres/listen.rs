@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -67,9 +67,11 @@ pub(super) fn start(start: Start) -> Arrivals {
         reads: 0,
     }));
     let stop = Arc::new(AtomicBool::new(false));
+    let heard = Arc::new(AtomicU64::new(0));
     let thread = {
         let stop = stop.clone();
         let to = Game {
+            heard: heard.clone(),
             send,
             post,
             claims,
@@ -89,6 +91,7 @@ pub(super) fn start(start: Start) -> Arrivals {
         claimed: Some(Mutex::new(claimed)),
         known_servers: Some(known),
         replaced: Some(Mutex::new(replaced)),
+        heard,
         _listener: Some(Box::new(Listener { stop, thread })),
     }
 }
@@ -108,6 +111,16 @@ struct Game {
     /// This process's server id was opened again elsewhere: the writer
     /// stops with this error even if it never writes again.
     replaced: Sender<DatabaseError>,
+    /// Raised after each thing sent: the game's systems that take them run
+    /// only in frames after a raise.
+    heard: Arc<AtomicU64>,
+}
+
+impl Game {
+    /// Marks that something was sent to the game.
+    fn told(&self) {
+        self.heard.fetch_add(1, Ordering::Release);
+    }
 }
 
 /// Makes the claims the game asked for since the last look, each answered
@@ -127,6 +140,7 @@ fn make_claims(client: &mut Client, start: &Start, to: &Game) -> bool {
         if to.claimed.send(Claimed { from, rows }).is_err() || client.is_closed() {
             return false;
         }
+        to.told();
     }
     true
 }
@@ -205,6 +219,7 @@ fn reconcile(client: &mut Client, start: &Start, to: &Game) -> bool {
     for row in arrivals(&found, start, "the container is not spawned") {
         let _ = to.send.send(row);
     }
+    to.told();
     true
 }
 
@@ -261,6 +276,7 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
                     mine: start.generation,
                     now,
                 });
+                to.told();
                 return Look::Stop;
             }
         }
@@ -298,6 +314,8 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
             if to.post.send(letters).is_err() {
                 return Look::Stop;
             }
+            // after the containers taken above too: one raise for both
+            to.told();
         }
         Err(e) => return reconnect(e),
     }

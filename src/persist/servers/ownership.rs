@@ -35,6 +35,8 @@ pub(crate) struct Arrivals {
     /// The listener found this process's server id opened again
     /// elsewhere.
     pub(crate) replaced: Option<Mutex<Receiver<crate::persist::frame::error::DatabaseError>>>,
+    /// Raised by the listener after each thing it sent ([`listener_sent`]).
+    pub(crate) heard: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// Keeps the listener running; it stops when dropped.
     pub(crate) _listener: Option<Box<dyn std::any::Any + Send + Sync>>,
 }
@@ -143,6 +145,16 @@ pub(crate) fn hear_replaced(
     if let Some(e) = drain(&arrivals.replaced).into_iter().next() {
         writer.inner.fail(e);
     }
+}
+
+/// Whether the listener sent anything since this condition last ran: the
+/// systems that take what it sends run only then (most frames, nothing
+/// came, and no task is started for them).
+pub(crate) fn listener_sent(arrivals: Res<Arrivals>, mut seen: Local<u64>) -> bool {
+    let now = arrivals.heard.load(std::sync::atomic::Ordering::Acquire);
+    let sent = now != *seen;
+    *seen = now;
+    sent
 }
 
 /// Spawns the containers handed to this server since the last frame,

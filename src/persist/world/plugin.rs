@@ -79,20 +79,24 @@ impl Plugin for ContainerDatabasePlugin {
 /// containers handed to this server, claims, mail, a newer process of the
 /// server id.
 fn add_listening(app: &mut App) {
+    use crate::persist::servers::ownership::listener_sent;
     app.add_systems(
         First,
         (
-            crate::persist::servers::ownership::spawn_arrivals,
-            crate::persist::servers::ownership::hear_replaced,
+            (
+                crate::persist::servers::ownership::spawn_arrivals,
+                crate::persist::servers::ownership::hear_replaced,
+                crate::persist::servers::ownership::spawn_claimed,
+            )
+                .chain()
+                .run_if(listener_sent),
             crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
-            crate::persist::servers::ownership::spawn_claimed,
-        )
-            .chain(),
+        ),
     )
     .add_systems(
         PreUpdate,
         (
-            crate::persist::servers::mail::read_mail,
+            crate::persist::servers::mail::read_mail.run_if(listener_sent),
             crate::persist::servers::mail::apply_mail
                 .run_if(crate::persist::servers::mail::mail_waiting),
         )
