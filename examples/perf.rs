@@ -356,6 +356,7 @@ fn transfer_figures(want: &dyn Fn(&str) -> bool) {
 /// an idle frame, and the frame race against itself.
 fn frame_figures(want: &dyn Fn(&str) -> bool) {
     // ecs-vs-engine
+    let mut plugin = None;
     if want("ecs-vs-engine") {
         let (ecs, direct) = frame_vs_engine(backpack_app(10_000));
         print_race(
@@ -363,6 +364,7 @@ fn frame_figures(want: &dyn Fn(&str) -> bool) {
             ("ecs-frame-20k-ops", ecs),
             ("engine-20k-ops", direct),
         );
+        plugin = Some(ecs.as_secs_f64() / direct.as_secs_f64());
     }
 
     // ecs-floor-vs-engine: the same frame answered by the least a Bevy
@@ -375,6 +377,12 @@ fn frame_figures(want: &dyn Fn(&str) -> bool) {
             ("ecs-floor-frame-20k-ops", floor),
             ("engine-20k-ops-beside-floor", direct),
         );
+        // the plugin over its floor: each frame against the engine beside
+        // it, so the two races' machines cancel out
+        if let Some(plugin) = plugin {
+            let floor = floor.as_secs_f64() / direct.as_secs_f64();
+            println!("ratio plugin-over-floor {:.3}", plugin / floor);
+        }
     }
 
     // idle-frame: what the plugin adds to a frame in which nothing happens
