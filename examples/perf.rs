@@ -627,7 +627,7 @@ impl Side {
     /// wait sets `pause`), a plain one sleeps `pause`; then both sleep
     /// [`QUIET`]. Every timed frame thus follows the same idle spell,
     /// ending the same way, however the kinds take turns.
-    fn frame(&mut self, hand_over: &RefCell<Vec<Duration>>, pause: &Cell<Duration>) -> Duration {
+    fn frame(&mut self, hand_over: &RefCell<Vec<HandOver>>, pause: &Cell<Duration>) -> Duration {
         let start = (self.frames * 1_000) % self.bags.len();
         self.frames += 1;
         write_requests(&mut self.app, &self.bags[start..start + 1_000]);
@@ -640,7 +640,9 @@ impl Side {
             .get_resource::<bevy_container::persist::DatabaseWriter>();
         match writer {
             Some(w) => {
-                hand_over.borrow_mut().push(w.last_hand_over());
+                hand_over
+                    .borrow_mut()
+                    .push((w.last_hand_over(), w.last_hand_over_stages()));
                 let t = Instant::now();
                 w.flush().expect("written");
                 pause.set(t.elapsed());
@@ -801,11 +803,14 @@ fn persist_frames(executor: Executor) -> (FrameRace, PersistFigures) {
     out
 }
 
+/// A frame's hand-over on the game thread: in all, and its stages.
+type HandOver = (Duration, bevy_container::persist::HandOverStages);
+
 /// What [`persist_frames`] measured beside its race.
 struct PersistFigures {
     /// Every hand-over of the race's persisted frames, on the game thread
     /// (the part of the frame persistence adds).
-    hand_over: Vec<Duration>,
+    hand_over: Vec<HandOver>,
     /// What the writer thread did during the race.
     writer: bevy_container::persist::WriterStats,
 }
@@ -817,16 +822,27 @@ impl PersistFigures {
     /// writer's wake-up took the game thread's core for 1-4 ms in more
     /// than one frame in ten before the writer ran under `SCHED_BATCH`).
     fn print_hand_over(&self, name: &str) {
-        let us: Vec<f64> = self
-            .hand_over
-            .iter()
-            .map(|d| d.as_secs_f64() * 1e6)
-            .collect();
+        let us = |pick: fn(&HandOver) -> Duration| -> Vec<f64> {
+            self.hand_over
+                .iter()
+                .map(|h| pick(h).as_secs_f64() * 1e6)
+                .collect()
+        };
+        let total = us(|h| h.0);
         println!(
             "time {name} {:.1} us (median; fastest {:.1}, 90th percentile {:.1})",
-            quantile(us.clone(), 0.5),
-            quantile(us.clone(), 0.0),
-            quantile(us, 0.9)
+            quantile(total.clone(), 0.5),
+            quantile(total.clone(), 0.0),
+            quantile(total, 0.9)
+        );
+        // where it goes: copying what changed, then handing it over
+        let (copy, send) = (us(|h| h.1.copy), us(|h| h.1.send));
+        println!(
+            "time {name}-stages copy {:.1} us, send {:.1} us (medians; 90th percentiles {:.1} and {:.1})",
+            quantile(copy.clone(), 0.5),
+            quantile(send.clone(), 0.5),
+            quantile(copy, 0.9),
+            quantile(send, 0.9)
         );
     }
 }

@@ -111,7 +111,7 @@ pub use servers::{
     HandOverRefused, Lost, ServerClaimed, ServerId, ThisServer,
 };
 pub use sqlite::{SCHEMA_VERSION, Synchronous};
-pub use world::database_writer::DatabaseWriter;
+pub use world::database_writer::{DatabaseWriter, HandOverStages};
 pub use world::entities::PersistentEntities;
 pub use world::id::PersistentId;
 pub use world::plugin::ContainerDatabasePlugin;

@@ -232,6 +232,8 @@ pub(crate) struct Handle {
     pub(crate) waits: u64,
     /// How long the last hand-over took on the game thread.
     pub(crate) last_hand_over: Duration,
+    /// Its two stages.
+    pub(crate) last_stages: crate::persist::world::database_writer::HandOverStages,
     /// Whether the writer's error was logged.
     reported: bool,
 }
@@ -487,6 +489,7 @@ pub(crate) fn start(start: Start) -> Handle {
         handed: frame,
         waits: 0,
         last_hand_over: Duration::ZERO,
+        last_stages: Default::default(),
         reported: false,
     }
 }

@@ -59,6 +59,32 @@ impl DatabaseWriter {
         self.inner.last_hand_over
     }
 
+    /// The last frame's hand-over in its two stages: where a game's
+    /// persistence time goes on its game thread.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::persist::{ContainerDatabase, ContainerDatabasePlugin, DatabaseWriter};
+    /// use bevy_container::plugin::ContainerPlugin;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("hand-over-stages-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let database = ContainerDatabase::open(dir.join("world.db"))?;
+    /// let mut app = App::new();
+    /// app.add_plugins((MinimalPlugins, AssetPlugin::default(), ContainerPlugin::default()))
+    ///     .add_plugins(ContainerDatabasePlugin::new(database));
+    /// app.update();
+    /// let writer = app.world().resource::<DatabaseWriter>();
+    /// let stages = writer.last_hand_over_stages();
+    /// assert!(stages.copy + stages.send <= writer.last_hand_over());
+    /// # drop(app);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn last_hand_over_stages(&self) -> HandOverStages {
+        self.inner.last_stages
+    }
+
     /// What the writer thread runs under, as the system tells it: the
     /// [`ContainerDatabase::scheduling`](crate::persist::ContainerDatabase::scheduling) asked for, or
     /// [`WriterScheduling::Normal`] on a system without these policies
@@ -107,4 +133,25 @@ impl DatabaseWriter {
     pub fn flush(&self) -> Result<(), DatabaseError> {
         self.inner.flush()
     }
+}
+
+/// The two stages of a frame's hand-over on the game thread
+/// ([`DatabaseWriter::last_hand_over_stages`]).
+///
+/// ```
+/// use bevy_container::persist::HandOverStages;
+/// let stages = HandOverStages::default();
+/// assert!(stages.copy.is_zero() && stages.send.is_zero());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandOverStages {
+    /// Finding what changed and copying it for the writer: the ids named
+    /// and forgotten, each changed container's stacks, the pickups, the
+    /// hand-overs and the mail.
+    pub copy: std::time::Duration,
+    /// Handing the copy to the writer thread: its queue's lock, waking
+    /// the writer when it sleeps, and waiting for room when it has fallen
+    /// a whole queue behind (after a fence: waiting for the writer to
+    /// reread what the unwritten frames touched).
+    pub send: std::time::Duration,
 }

@@ -18,7 +18,7 @@ use crate::persist::servers::ownership::put_back;
 use crate::persist::servers::{
     ContainerHandedOver, ContainerLost, HandOver, HandOverRefused, ServerId, ThisServer,
 };
-use crate::persist::world::database_writer::DatabaseWriter;
+use crate::persist::world::database_writer::{DatabaseWriter, HandOverStages};
 use crate::persist::world::entities::PersistentEntities;
 use crate::persist::world::id::PersistentId;
 use crate::persist::world::load::Spawner;
@@ -125,6 +125,7 @@ pub(crate) fn send_frame(
     batch.mail.append(&mut w.mailbox.outgoing);
     batch.mail_done.append(&mut w.mailbox.done);
     batch.next_pickup = w.tracked.next_pickup;
+    let copied = started.elapsed();
     if w.writer.inner.fenced() {
         let written = w.writer.inner.stats().written_frame;
         w.mailbox.forget_applied_after(written);
@@ -145,7 +146,12 @@ pub(crate) fn send_frame(
     } else {
         w.writer.inner.give_back(batch);
     }
-    w.writer.inner.last_hand_over = started.elapsed();
+    let took = started.elapsed();
+    w.writer.inner.last_hand_over = took;
+    w.writer.inner.last_stages = HandOverStages {
+        copy: copied,
+        send: took.saturating_sub(copied),
+    };
 }
 
 impl FrameWorld<'_, '_> {
