@@ -23,9 +23,7 @@ impl Contents {
     /// assert_eq!(flint.landed.len(), 2);
     /// ```
     pub fn deliver(&mut self, item: &str, amount: u32) -> Delivered {
-        // its own copy of the delivery, where the properties are known to
-        // be none: a day without properties pays nothing for them
-        self.deliver_with(item, &Props::EMPTY, amount)
+        self.deliver_kind(item, &Props::EMPTY, amount)
     }
 
     /// Delivers `amount` items of one kind: `item` carrying `props`. The
@@ -46,13 +44,6 @@ impl Contents {
     /// assert_eq!(backpack.stack(1).unwrap().props, ripe);
     /// ```
     pub fn deliver_kind(&mut self, item: &str, props: &Props, amount: u32) -> Delivered {
-        self.deliver_with(item, props, amount)
-    }
-
-    /// The delivery of [`Contents::deliver_kind`], inlined into each of its
-    /// two callers.
-    #[inline(always)]
-    fn deliver_with(&mut self, item: &str, props: &Props, amount: u32) -> Delivered {
         // one lookup for the shared id and the type's stacks
         let (id, at) = match self.by_type.find(item) {
             Some((at, k)) => (k.clone(), Some(at)),
