@@ -640,9 +640,7 @@ impl Side {
             .get_resource::<bevy_container::persist::DatabaseWriter>();
         match writer {
             Some(w) => {
-                hand_over
-                    .borrow_mut()
-                    .push((w.last_hand_over(), w.last_hand_over_stages()));
+                hand_over.borrow_mut().push(w.last_hand_over_stages());
                 let t = Instant::now();
                 w.flush().expect("written");
                 pause.set(t.elapsed());
@@ -803,8 +801,8 @@ fn persist_frames(executor: Executor) -> (FrameRace, PersistFigures) {
     out
 }
 
-/// A frame's hand-over on the game thread: in all, and its stages.
-type HandOver = (Duration, bevy_container::persist::HandOverStages);
+/// A frame's hand-over on the game thread, by stage.
+type HandOver = bevy_container::persist::HandOverStages;
 
 /// What [`persist_frames`] measured beside its race.
 struct PersistFigures {
@@ -828,7 +826,7 @@ impl PersistFigures {
                 .map(|h| pick(h).as_secs_f64() * 1e6)
                 .collect()
         };
-        let total = us(|h| h.0);
+        let total = us(HandOver::total);
         println!(
             "time {name} {:.1} us (median; fastest {:.1}, 90th percentile {:.1})",
             quantile(total.clone(), 0.5),
@@ -836,7 +834,7 @@ impl PersistFigures {
             quantile(total, 0.9)
         );
         // where it goes: copying what changed, then handing it over
-        let (copy, send) = (us(|h| h.1.copy), us(|h| h.1.send));
+        let (copy, send) = (us(|h| h.copy), us(|h| h.send));
         println!(
             "time {name}-stages copy {:.1} us, send {:.1} us (medians; 90th percentiles {:.1} and {:.1})",
             quantile(copy.clone(), 0.5),

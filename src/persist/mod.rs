@@ -100,6 +100,7 @@ pub use database::ContainerDatabase;
 pub use frame::error::DatabaseError;
 pub use frame::rows::{ContainerRow, PickupRow};
 pub use frame::scheduling::WriterScheduling;
+pub use frame::writer::HandOverStages;
 pub use frame::writer::WriterStats;
 #[cfg(feature = "postgres")]
 pub use postgres::operator;
@@ -111,7 +112,7 @@ pub use servers::{
     HandOverRefused, Lost, ServerClaimed, ServerId, ThisServer,
 };
 pub use sqlite::{SCHEMA_VERSION, Synchronous};
-pub use world::database_writer::{DatabaseWriter, HandOverStages};
+pub use world::database_writer::DatabaseWriter;
 pub use world::entities::PersistentEntities;
 pub use world::id::PersistentId;
 pub use world::plugin::ContainerDatabasePlugin;

@@ -230,10 +230,8 @@ pub(crate) struct Handle {
     handed: u64,
     /// Times the game thread waited for room in the queue.
     pub(crate) waits: u64,
-    /// How long the last hand-over took on the game thread.
-    pub(crate) last_hand_over: Duration,
-    /// Its two stages.
-    pub(crate) last_stages: crate::persist::world::database_writer::HandOverStages,
+    /// How long the last hand-over took on the game thread, by stage.
+    pub(crate) last_stages: HandOverStages,
     /// Whether the writer's error was logged.
     reported: bool,
 }
@@ -488,7 +486,6 @@ pub(crate) fn start(start: Start) -> Handle {
         frame,
         handed: frame,
         waits: 0,
-        last_hand_over: Duration::ZERO,
         last_stages: Default::default(),
         reported: false,
     }
@@ -864,6 +861,41 @@ fn frame_rows<'a>(
     rows.handovers.retain(|(id, _)| seen.insert(*id));
     rows.handovers.reverse();
     rows
+}
+
+/// The two stages of a frame's hand-over on the game thread
+/// ([`DatabaseWriter::last_hand_over_stages`](crate::persist::DatabaseWriter::last_hand_over_stages)).
+///
+/// ```
+/// use bevy_container::persist::HandOverStages;
+/// let stages = HandOverStages::default();
+/// assert!(stages.copy.is_zero() && stages.send.is_zero());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HandOverStages {
+    /// Finding what changed and copying it for the writer: the ids named
+    /// and forgotten, each changed container's stacks, the pickups, the
+    /// hand-overs and the mail.
+    pub copy: std::time::Duration,
+    /// Handing the copy to the writer thread: its queue's lock, waking
+    /// the writer when it sleeps, and waiting for room when it has fallen
+    /// a whole queue behind (after a fence: waiting for the writer to
+    /// reread what the unwritten frames touched).
+    pub send: std::time::Duration,
+}
+
+impl HandOverStages {
+    /// The whole hand-over: both stages.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use bevy_container::persist::HandOverStages;
+    /// let stages = HandOverStages { copy: Duration::from_micros(40), send: Duration::from_micros(5) };
+    /// assert_eq!(stages.total(), Duration::from_micros(45));
+    /// ```
+    pub fn total(&self) -> std::time::Duration {
+        self.copy + self.send
+    }
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ impl DatabaseWriter {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn last_hand_over(&self) -> std::time::Duration {
-        self.inner.last_hand_over
+        self.inner.last_stages.total()
     }
 
     /// The last frame's hand-over in its two stages: where a game's
@@ -76,12 +76,12 @@ impl DatabaseWriter {
     /// app.update();
     /// let writer = app.world().resource::<DatabaseWriter>();
     /// let stages = writer.last_hand_over_stages();
-    /// assert!(stages.copy + stages.send <= writer.last_hand_over());
+    /// assert_eq!(stages.total(), writer.last_hand_over());
     /// # drop(app);
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn last_hand_over_stages(&self) -> HandOverStages {
+    pub fn last_hand_over_stages(&self) -> crate::persist::frame::writer::HandOverStages {
         self.inner.last_stages
     }
 
@@ -133,25 +133,4 @@ impl DatabaseWriter {
     pub fn flush(&self) -> Result<(), DatabaseError> {
         self.inner.flush()
     }
-}
-
-/// The two stages of a frame's hand-over on the game thread
-/// ([`DatabaseWriter::last_hand_over_stages`]).
-///
-/// ```
-/// use bevy_container::persist::HandOverStages;
-/// let stages = HandOverStages::default();
-/// assert!(stages.copy.is_zero() && stages.send.is_zero());
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct HandOverStages {
-    /// Finding what changed and copying it for the writer: the ids named
-    /// and forgotten, each changed container's stacks, the pickups, the
-    /// hand-overs and the mail.
-    pub copy: std::time::Duration,
-    /// Handing the copy to the writer thread: its queue's lock, waking
-    /// the writer when it sleeps, and waiting for room when it has fallen
-    /// a whole queue behind (after a fence: waiting for the writer to
-    /// reread what the unwritten frames touched).
-    pub send: std::time::Duration,
 }

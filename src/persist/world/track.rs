@@ -11,6 +11,7 @@ use bevy::prelude::*;
 
 use crate::persist::frame::error::DatabaseError;
 use crate::persist::frame::rows::{LONGEST_ID, PickupRow, id_fits};
+use crate::persist::frame::writer::HandOverStages;
 use crate::persist::frame::writer::{Batch, ContainerWrite};
 use crate::persist::servers::mail::Mailbox;
 use crate::persist::servers::ownership::Arrivals;
@@ -18,7 +19,7 @@ use crate::persist::servers::ownership::put_back;
 use crate::persist::servers::{
     ContainerHandedOver, ContainerLost, HandOver, HandOverRefused, ServerId, ThisServer,
 };
-use crate::persist::world::database_writer::{DatabaseWriter, HandOverStages};
+use crate::persist::world::database_writer::DatabaseWriter;
 use crate::persist::world::entities::PersistentEntities;
 use crate::persist::world::id::PersistentId;
 use crate::persist::world::load::Spawner;
@@ -146,11 +147,9 @@ pub(crate) fn send_frame(
     } else {
         w.writer.inner.give_back(batch);
     }
-    let took = started.elapsed();
-    w.writer.inner.last_hand_over = took;
     w.writer.inner.last_stages = HandOverStages {
         copy: copied,
-        send: took.saturating_sub(copied),
+        send: started.elapsed().saturating_sub(copied),
     };
 }
 
