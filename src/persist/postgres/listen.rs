@@ -248,8 +248,8 @@ fn arrivals(found: &[postgres::Row], start: &Start, not_spawned: &str) -> Vec<Co
     out
 }
 
-/// One look: this process still the server id's current one, the
-/// containers handed to it, its mail, the servers known, the claims asked
+/// One look: this process still the server id's current one, its mail
+/// and the servers known, the containers handed to it, the claims asked
 /// for.
 fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
     let (name, server) = (start.name.as_str(), &start.server);
@@ -282,18 +282,6 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
         }
         Err(e) => return reconnect(e),
     }
-    // what a take committed goes to the game at once, whatever fails
-    // after it: its hand-over rows are gone, and its epochs recorded
-    match take(client, start) {
-        Ok(rows) => {
-            for row in rows {
-                if to.send.send(row).is_err() {
-                    return Look::Stop;
-                }
-            }
-        }
-        Err(e) => return reconnect(e),
-    }
     let read = letters(client, name, server).and_then(|letters| {
         let known: Vec<String> = client
             .query("SELECT id FROM servers ORDER BY id", &[])?
@@ -314,8 +302,27 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
             if to.post.send(letters).is_err() {
                 return Look::Stop;
             }
-            // after the containers taken above too: one raise for both
             to.told();
+        }
+        Err(e) => return reconnect(e),
+    }
+    // after the mail, which takes no lock: a take waits for this server's
+    // row while its writer holds it, and the mail read before it is not
+    // held back meanwhile (a row applied to a container still arriving
+    // waits in the game for it). What a take committed goes to the game
+    // at once, whatever fails after it: its hand-over rows are gone, and
+    // its epochs recorded
+    match take(client, start) {
+        Ok(rows) => {
+            let any = !rows.is_empty();
+            for row in rows {
+                if to.send.send(row).is_err() {
+                    return Look::Stop;
+                }
+            }
+            if any {
+                to.told();
+            }
         }
         Err(e) => return reconnect(e),
     }
