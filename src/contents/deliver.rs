@@ -23,7 +23,7 @@ impl Contents {
     /// assert_eq!(flint.landed.len(), 2);
     /// ```
     pub fn deliver(&mut self, item: &str, amount: u32) -> Delivered {
-        self.deliver_kind(item, &Props::EMPTY, amount)
+        self.deliver_props(item, &Props::EMPTY, amount)
     }
 
     /// Delivers `amount` items of one kind: `item` carrying `props`. The
@@ -44,6 +44,15 @@ impl Contents {
     /// assert_eq!(backpack.stack(1).unwrap().props, ripe);
     /// ```
     pub fn deliver_kind(&mut self, item: &str, props: &Props, amount: u32) -> Delivered {
+        self.deliver_props(item, props, amount)
+    }
+
+    /// [`Contents::deliver_kind`], copied into each of its two callers: a
+    /// plain delivery's copy knows its items have no properties, and
+    /// compares and copies none (about 6 instructions of a delivery's 560
+    /// in `examples/perf`'s backpack day).
+    #[inline(always)]
+    fn deliver_props(&mut self, item: &str, props: &Props, amount: u32) -> Delivered {
         // one lookup for the shared id and the type's stacks
         let (id, at) = match self.by_type.find(item) {
             Some((at, k)) => (k.clone(), Some(at)),

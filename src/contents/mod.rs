@@ -468,7 +468,7 @@ impl Contents {
 
     /// Removes up to `amount` from `slot` without touching the per-type
     /// index; returns how many left and whether the slot is now empty.
-    #[inline]
+    #[inline(always)]
     fn remove_from_slot(&mut self, slot: u32, amount: u32, size: Decimal) -> (u32, bool) {
         let s = slot as usize;
         let Some(stack) = self.slots.get_mut(s).and_then(Option::as_mut) else {
