@@ -29,13 +29,16 @@ pub(super) enum Answered {
 /// nothing settled yet, built in place. A frame answers the two common
 /// requests with this and [`take_answered`] directly, keeping their
 /// messages out of [`Answered`] (a copy each) where it can.
+/// Plain items take the engine's plain delivery, which compares and
+/// copies no properties.
 #[inline]
 pub(super) fn delivery_answered(d: &Deliver, e: &mut Contents) -> ItemsDelivered {
-    ItemsDelivered::unsettled(
-        d.container,
-        d.sender,
-        e.deliver_kind(d.item.as_str(), &d.props, d.amount),
-    )
+    let outcome = if d.props.is_empty() {
+        e.deliver(d.item.as_str(), d.amount)
+    } else {
+        e.deliver_kind(d.item.as_str(), &d.props, d.amount)
+    };
+    ItemsDelivered::unsettled(d.container, d.sender, outcome)
 }
 
 /// A take answered on its container's engine `e`: its message.
