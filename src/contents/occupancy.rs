@@ -52,10 +52,13 @@ impl Occupancy {
         }
     }
 
-    /// Word `w`, to change (below [`Self::words`]).
+    /// Word `w`, to change; `None` past the slots tracked (the summary
+    /// words after the words in `more` are never reached this way).
     #[inline(always)]
     fn word_mut(&mut self, w: usize) -> Option<&mut u64> {
-        if w == 0 {
+        if w >= self.words() {
+            None
+        } else if w == 0 {
             Some(&mut self.first)
         } else {
             self.more.get_mut(w - 1)
@@ -73,10 +76,12 @@ impl Occupancy {
         }
     }
 
-    /// Summary word `i`, to change.
+    /// Summary word `i`, to change; `None` past the summary words.
     #[inline(always)]
     fn full_mut(&mut self, i: usize) -> Option<&mut u64> {
-        if i == 0 {
+        if i >= self.fulls() {
+            None
+        } else if i == 0 {
             Some(&mut self.full_first)
         } else {
             let at = self.words().saturating_sub(1) + i - 1;
@@ -303,13 +308,15 @@ mod tests {
         o.resize(0);
         o.resize(5);
         assert_eq!(o.next_free(0, 5), Some(0), "a word that came back is empty");
-        assert_eq!(
-            o,
-            Occupancy {
-                len: 5,
-                ..Occupancy::default()
-            }
-        );
+        let empty = Occupancy {
+            len: 5,
+            ..Occupancy::default()
+        };
+        assert_eq!(o, empty);
+        // a slot past the tracked ones is neither set nor cleared
+        o.set(64);
+        o.clear(64);
+        assert_eq!(o, empty);
     }
 
     #[test]
