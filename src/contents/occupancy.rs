@@ -52,13 +52,11 @@ impl Occupancy {
         }
     }
 
-    /// Word `w`, to change; `None` past the slots tracked (the summary
-    /// words after the words in `more` are never reached this way).
+    /// Word `w`, to change (below [`Self::words`]: past it, `more` holds
+    /// the summary words).
     #[inline(always)]
     fn word_mut(&mut self, w: usize) -> Option<&mut u64> {
-        if w >= self.words() {
-            None
-        } else if w == 0 {
+        if w == 0 {
             Some(&mut self.first)
         } else {
             self.more.get_mut(w - 1)
@@ -76,12 +74,10 @@ impl Occupancy {
         }
     }
 
-    /// Summary word `i`, to change; `None` past the summary words.
+    /// Summary word `i`, to change (below [`Self::fulls`]).
     #[inline(always)]
     fn full_mut(&mut self, i: usize) -> Option<&mut u64> {
-        if i >= self.fulls() {
-            None
-        } else if i == 0 {
+        if i == 0 {
             Some(&mut self.full_first)
         } else {
             let at = self.words().saturating_sub(1) + i - 1;
@@ -132,9 +128,12 @@ impl Occupancy {
         }
     }
 
-    /// Marks `slot` occupied.
+    /// Marks `slot` occupied (a slot past the tracked ones is not).
     #[inline]
     pub fn set(&mut self, slot: u32) {
+        if slot >= self.len {
+            return;
+        }
         let (w, b) = (slot as usize / 64, slot % 64);
         let Some(word) = self.word_mut(w) else {
             return;
@@ -152,6 +151,9 @@ impl Occupancy {
     /// Marks `slot` free.
     #[inline]
     pub fn clear(&mut self, slot: u32) {
+        if slot >= self.len {
+            return;
+        }
         let (w, b) = (slot as usize / 64, slot % 64);
         if let Some(word) = self.word_mut(w)
             && *word & (1 << b) != 0
@@ -314,6 +316,7 @@ mod tests {
         };
         assert_eq!(o, empty);
         // a slot past the tracked ones is neither set nor cleared
+        o.set(5);
         o.set(64);
         o.clear(64);
         assert_eq!(o, empty);
