@@ -63,14 +63,20 @@ impl Occupancy {
         }
     }
 
+    /// Where summary word `i` (at least 1) sits in `more`: after the
+    /// words past the first.
+    #[inline]
+    fn full_at(&self, i: usize) -> usize {
+        self.words().saturating_sub(1) + i - 1
+    }
+
     /// Summary word `i` (below [`Self::fulls`]).
     #[inline(always)]
     fn full(&self, i: usize) -> u64 {
         if i == 0 {
             self.full_first
         } else {
-            let at = self.words().saturating_sub(1) + i - 1;
-            self.more.get(at).copied().unwrap_or(0)
+            self.more.get(self.full_at(i)).copied().unwrap_or(0)
         }
     }
 
@@ -80,7 +86,7 @@ impl Occupancy {
         if i == 0 {
             Some(&mut self.full_first)
         } else {
-            let at = self.words().saturating_sub(1) + i - 1;
+            let at = self.full_at(i);
             self.more.get_mut(at)
         }
     }
@@ -96,10 +102,7 @@ impl Occupancy {
             let tail = self.more.split_off(old_words.saturating_sub(1));
             self.more.resize(words.saturating_sub(1), 0);
             self.more.extend(tail);
-            self.more.resize(
-                words.saturating_sub(1) + words.div_ceil(64).saturating_sub(1),
-                0,
-            );
+            self.more.resize(heap_len(words), 0);
             self.len = len;
             return;
         }
@@ -115,10 +118,7 @@ impl Occupancy {
         }
         self.count = (0..words).map(|w| self.word(w).count_ones()).sum();
         self.full_first = 0;
-        self.more.resize(
-            words.saturating_sub(1) + words.div_ceil(64).saturating_sub(1),
-            0,
-        );
+        self.more.resize(heap_len(words), 0);
         for w in 0..words {
             if self.word(w) == u64::MAX
                 && let Some(f) = self.full_mut(w / 64)
@@ -252,6 +252,12 @@ impl Occupancy {
             word: if words > 0 { self.first } else { 0 },
         }
     }
+}
+
+/// How long [`Occupancy::more`] is for `words` words: the words past the
+/// first, and the summary words past the first.
+fn heap_len(words: usize) -> usize {
+    words.saturating_sub(1) + words.div_ceil(64).saturating_sub(1)
 }
 
 /// The occupied slots of an [`Occupancy`], ascending: a word at a time,
