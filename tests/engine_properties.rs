@@ -8,7 +8,8 @@ use std::sync::{Arc, OnceLock};
 
 use bevy_container::adoption::{self, Context, Tuning};
 use bevy_container::contents::{
-    Contents, ItemType, Landing, Reason, SlotRules, TransferRequest, Transferred,
+    Contents, ItemType, Kind, Landing, PropsAt, Reason, SlotRules, Swapped, TransferRequest,
+    Transferred,
 };
 use bevy_container::decimal::Decimal;
 use bevy_container::rules::{DrawOrder, PartialAcceptance, Rules};
@@ -98,88 +99,16 @@ fn case_with(ops: impl Strategy<Value = Vec<Op>>) -> impl Strategy<Value = Case>
     let rows = proptest::collection::vec((1u32..6, pick(SIZES), pick(FORCED)), 0..POOL.len() - 1);
     (answers, rows, 1u32..9, pick(BUDGETS), ops, any::<u64>()).prop_map(
         |((cap, partial, leftover, fill, draw, restrict), rows, slots, budget, ops, salt)| {
-            let has_slots = cap != "size-budget";
             let fill = if fill == "not-applicable" && rows.len() as u32 > slots {
                 "append"
             } else {
                 fill
             };
-            let mut answers = serde_json::Map::new();
-            answers.insert("capacity-limit".into(), json!(cap));
-            if cap != "no-limit" {
-                answers.insert("partial-acceptance".into(), json!(partial));
-                if partial == "fill-what-fits" {
-                    answers.insert("leftover-destination".into(), json!(leftover));
-                }
-            }
-            if has_slots {
-                answers.insert("fill-order".into(), json!(fill));
-            }
-            answers.insert("draw-order".into(), json!(draw));
-            answers.insert("type-restriction".into(), json!(restrict));
-            let items: Vec<Value> = rows
-                .iter()
-                .enumerate()
-                .map(|(i, (limit, size, forced))| {
-                    let mut r = serde_json::Map::new();
-                    r.insert("id".into(), json!(POOL[i]));
-                    if restrict == "by-slot" {
-                        r.insert(
-                            "slot-rules-declared-in".into(),
-                            json!("02-mechanics.md#slots"),
-                        );
-                    }
-                    if has_slots {
-                        r.insert("stack-limit".into(), json!(limit));
-                    }
-                    if matches!(cap, "size-budget" | "slots-and-size") {
-                        r.insert("size".into(), json!(size.parse::<f64>().unwrap()));
-                    }
-                    r.insert("when-forced-out".into(), json!(forced));
-                    if *forced != "never" {
-                        r.insert(
-                            "forced-out-order".into(),
-                            json!((i as i64 * 7 + salt as i64 % 5) % 11 + i as i64 * 11),
-                        );
-                    }
-                    Value::Object(r)
-                })
-                .collect();
-            let uses_slots = matches!(cap, "slot-count" | "slots-and-size");
-            let uses_budget = matches!(cap, "size-budget" | "slots-and-size");
-            let adoption = json!({
-                "contract": "container", "version": 1,
-                "answers": answers,
-                "values": {
-                    "slot-count": if uses_slots { slots } else { 0 },
-                    "size-budget": if uses_budget { budget.parse::<f64>().unwrap() } else { 0.0 },
-                },
-                "rows": {"items": items},
-            });
-            let slot_rules = (restrict == "by-slot").then(|| {
-                (0..slots.max(4))
-                    .map(|s| {
-                        POOL.iter()
-                            .enumerate()
-                            .filter(|(i, _)| {
-                                (salt >> ((s as usize * 3 + i) % 60)) & 1 == 1
-                                    || *i == s as usize % POOL.len()
-                            })
-                            .map(|(_, t)| t.to_string())
-                            .collect()
-                    })
-                    .collect()
-            });
-            // A no-limit container takes a u32::MAX delivery up to its
-            // safety ceiling of a million slots; that is tested on its own,
-            // not in every random sequence.
-            let ops = ops
-                .into_iter()
-                .map(|o| match o {
-                    Op::Deliver(t, u32::MAX) if cap == "no-limit" => Op::Deliver(t, 5_000),
-                    o => o,
-                })
-                .collect();
+            let answers = adoption_answers(cap, partial, leftover, fill, draw, restrict);
+            let items = item_rows(&rows, cap, restrict, salt);
+            let adoption = container_adoption(answers, items, cap, slots, budget);
+            let slot_rules = (restrict == "by-slot").then(|| by_slot_rules(slots, salt));
+            let ops = cap_huge_deliveries(ops, cap);
             Case {
                 adoption,
                 slot_rules,
@@ -187,6 +116,113 @@ fn case_with(ops: impl Strategy<Value = Vec<Op>>) -> impl Strategy<Value = Case>
             }
         },
     )
+}
+
+/// The adoption's answers, leaving out those its capacity answer makes moot.
+fn adoption_answers(
+    cap: &str,
+    partial: &str,
+    leftover: &str,
+    fill: &str,
+    draw: &str,
+    restrict: &str,
+) -> serde_json::Map<String, Value> {
+    let has_slots = cap != "size-budget";
+    let mut answers = serde_json::Map::new();
+    answers.insert("capacity-limit".into(), json!(cap));
+    if cap != "no-limit" {
+        answers.insert("partial-acceptance".into(), json!(partial));
+        if partial == "fill-what-fits" {
+            answers.insert("leftover-destination".into(), json!(leftover));
+        }
+    }
+    if has_slots {
+        answers.insert("fill-order".into(), json!(fill));
+    }
+    answers.insert("draw-order".into(), json!(draw));
+    answers.insert("type-restriction".into(), json!(restrict));
+    answers
+}
+
+/// The item rows (stack limit, size, when forced out) as the answers call for them.
+fn item_rows(rows: &[(u32, &str, &str)], cap: &str, restrict: &str, salt: u64) -> Vec<Value> {
+    let has_slots = cap != "size-budget";
+    rows.iter()
+        .enumerate()
+        .map(|(i, (limit, size, forced))| {
+            let mut r = serde_json::Map::new();
+            r.insert("id".into(), json!(POOL[i]));
+            if restrict == "by-slot" {
+                r.insert(
+                    "slot-rules-declared-in".into(),
+                    json!("02-mechanics.md#slots"),
+                );
+            }
+            if has_slots {
+                r.insert("stack-limit".into(), json!(limit));
+            }
+            if matches!(cap, "size-budget" | "slots-and-size") {
+                r.insert("size".into(), json!(size.parse::<f64>().unwrap()));
+            }
+            r.insert("when-forced-out".into(), json!(forced));
+            if *forced != "never" {
+                r.insert(
+                    "forced-out-order".into(),
+                    json!((i as i64 * 7 + salt as i64 % 5) % 11 + i as i64 * 11),
+                );
+            }
+            Value::Object(r)
+        })
+        .collect()
+}
+
+/// The container adoption document from its answers, item rows and values.
+fn container_adoption(
+    answers: serde_json::Map<String, Value>,
+    items: Vec<Value>,
+    cap: &str,
+    slots: u32,
+    budget: &str,
+) -> Value {
+    let uses_slots = matches!(cap, "slot-count" | "slots-and-size");
+    let uses_budget = matches!(cap, "size-budget" | "slots-and-size");
+    json!({
+        "contract": "container", "version": 1,
+        "answers": answers,
+        "values": {
+            "slot-count": if uses_slots { slots } else { 0 },
+            "size-budget": if uses_budget { budget.parse::<f64>().unwrap() } else { 0.0 },
+        },
+        "rows": {"items": items},
+    })
+}
+
+/// Under `by-slot`, the types each slot accepts, chosen by the bits of `salt`.
+fn by_slot_rules(slots: u32, salt: u64) -> Vec<Vec<String>> {
+    (0..slots.max(4))
+        .map(|s| {
+            POOL.iter()
+                .enumerate()
+                .filter(|(i, _)| {
+                    (salt >> ((s as usize * 3 + i) % 60)) & 1 == 1 || *i == s as usize % POOL.len()
+                })
+                .map(|(_, t)| t.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// Caps a u32::MAX delivery to a no-limit container at 5,000.
+fn cap_huge_deliveries(ops: Vec<Op>, cap: &str) -> Vec<Op> {
+    // A no-limit container takes a u32::MAX delivery up to its
+    // safety ceiling of a million slots; that is tested on its own,
+    // not in every random sequence.
+    ops.into_iter()
+        .map(|o| match o {
+            Op::Deliver(t, u32::MAX) if cap == "no-limit" => Op::Deliver(t, 5_000),
+            o => o,
+        })
+        .collect()
 }
 
 /// Everything observable about a container.
@@ -411,99 +447,15 @@ fn run_to(case: &Case) -> Result<(Contents, Vec<String>), String> {
         let before = snapshot(&c);
         let mut expect = totals(&c);
         let at = |e: String| format!("op {i} {op:?}: {e}");
-        match op {
-            Op::Deliver(t, a) => {
-                let d = c.deliver(POOL[*t], *a);
-                let refused = d.refused.as_ref().map_or(0, |r| r.amount);
-                let left = d.leftover.as_ref().map_or(0, |l| l.amount);
-                if u64::from(d.offered)
-                    != u64::from(d.accepted) + u64::from(refused) + u64::from(left)
-                {
-                    return Err(at(format!(
-                        "offered != accepted + refused + leftover: {d:?}"
-                    )));
-                }
-                if c.rules().has_slots()
-                    && d.landed.iter().map(|l| u64::from(l.amount)).sum::<u64>()
-                        != u64::from(d.accepted)
-                {
-                    return Err(at(format!("landed does not add to accepted: {d:?}")));
-                }
-                if d.refused.is_some() && d.accepted == 0 && snapshot(&c) != before {
-                    return Err(at("a refused delivery changed the contents".into()));
-                }
-                if c.rules().partial == PartialAcceptance::AllOrNothing && d.leftover.is_some() {
-                    return Err(at("all-or-nothing left a leftover".into()));
-                }
-                add(&mut expect, POOL[*t], i128::from(d.accepted));
-                log.push(format!("{d:?}"));
-            }
-            Op::Take(t, a, s) => {
-                // a click on a slot holding the type is the same take
-                let by_click = s
-                    .filter(|&s| c.stack(s).is_some_and(|st| st.item.as_str() == POOL[*t]))
-                    .map(|s| {
-                        let mut twin = c.clone();
-                        let k = twin.take_slot(s, *a);
-                        (k, snapshot(&twin))
-                    });
-                let k = c.take_inner(POOL[*t], *a, *s);
-                if let Some((click, state)) = by_click
-                    && (click.as_ref() != Some(&k) || state != snapshot(&c))
-                {
-                    return Err(at(format!("take_slot differs from take_from: {click:?}")));
-                }
-                if k.asked != k.taken + k.shortfall {
-                    return Err(at(format!("asked != taken + shortfall: {k:?}")));
-                }
-                if c.rules().has_slots() && k.from.iter().map(|l| l.amount).sum::<u32>() != k.taken
-                {
-                    return Err(at(format!("from does not add to taken: {k:?}")));
-                }
-                add(&mut expect, POOL[*t], -i128::from(k.taken));
-                log.push(format!("{k:?}"));
-            }
-            Op::Resize(s, b) => {
-                let f = c.resize(*s, b.map(|b| b.parse().unwrap()));
-                if f.refused.is_some() && snapshot(&c) != before {
-                    return Err(at("a refused forced removal changed the contents".into()));
-                }
-                for p in &f.portions {
-                    add(&mut expect, p.item.as_str(), -i128::from(p.amount));
-                }
-                log.push(format!("{f:?}"));
-            }
-            Op::OwnerGone => {
-                let f = c.owner_gone();
-                if f.refused.is_some() && snapshot(&c) != before {
-                    return Err(at("a refused owner-gone changed the contents".into()));
-                }
-                if f.refused.is_none() && !c.is_empty() {
-                    return Err(at("owner gone but items stayed".into()));
-                }
-                for p in &f.portions {
-                    add(&mut expect, p.item.as_str(), -i128::from(p.amount));
-                }
-                log.push(format!("{f:?}"));
-            }
-            Op::Sort(order) => {
-                let names: Vec<&str> = order.iter().map(|&i| POOL[i]).collect();
-                let r = c.sort(&names);
-                if r.refused.is_some() && snapshot(&c) != before {
-                    return Err(at("a refused sort changed the contents".into()));
-                }
-                log.push(format!("{r:?}"));
-            }
-            Op::Move(f, t, a) => {
-                let was = stacks(&c);
-                let r = c.move_items(*f, *t, *a);
-                if r.refused.is_some() && snapshot(&c) != before {
-                    return Err(at("a refused move changed the contents".into()));
-                }
-                check_move(&was, &c, (*f, *t, *a), r.refused).map_err(at)?;
-                log.push(format!("{r:?}"));
-            }
-        }
+        let outcome = match op {
+            Op::Deliver(t, a) => deliver_checked(&mut c, &before, &mut expect, *t, *a),
+            Op::Take(t, a, s) => take_checked(&mut c, &mut expect, *t, *a, *s),
+            Op::Resize(s, b) => resize_checked(&mut c, &before, &mut expect, *s, *b),
+            Op::OwnerGone => owner_gone_checked(&mut c, &before, &mut expect),
+            Op::Sort(order) => sort_checked(&mut c, &before, order),
+            Op::Move(f, t, a) => move_checked(&mut c, &before, *f, *t, *a),
+        };
+        log.push(outcome.map_err(at)?);
         if totals(&c) != expect {
             return Err(at(format!(
                 "contents changed by more than the outcome says: want {expect:?} got {:?}",
@@ -514,6 +466,137 @@ fn run_to(case: &Case) -> Result<(Contents, Vec<String>), String> {
         log.push(format!("{:?}", snapshot(&c)));
     }
     Ok((c, log))
+}
+
+/// Delivers `a` of pool type `t`, checking the delivery's accounting;
+/// returns the outcome as text.
+fn deliver_checked(
+    c: &mut Contents,
+    before: &Snapshot,
+    expect: &mut BTreeMap<String, i128>,
+    t: usize,
+    a: u32,
+) -> Result<String, String> {
+    let d = c.deliver(POOL[t], a);
+    let refused = d.refused.as_ref().map_or(0, |r| r.amount);
+    let left = d.leftover.as_ref().map_or(0, |l| l.amount);
+    if u64::from(d.offered) != u64::from(d.accepted) + u64::from(refused) + u64::from(left) {
+        return Err(format!("offered != accepted + refused + leftover: {d:?}"));
+    }
+    if c.rules().has_slots()
+        && d.landed.iter().map(|l| u64::from(l.amount)).sum::<u64>() != u64::from(d.accepted)
+    {
+        return Err(format!("landed does not add to accepted: {d:?}"));
+    }
+    if d.refused.is_some() && d.accepted == 0 && snapshot(c) != *before {
+        return Err("a refused delivery changed the contents".into());
+    }
+    if c.rules().partial == PartialAcceptance::AllOrNothing && d.leftover.is_some() {
+        return Err("all-or-nothing left a leftover".into());
+    }
+    add(expect, POOL[t], i128::from(d.accepted));
+    Ok(format!("{d:?}"))
+}
+
+/// Takes `a` of pool type `t` (from slot `s`), checking it against a click
+/// on that slot and the take's accounting; returns the outcome as text.
+fn take_checked(
+    c: &mut Contents,
+    expect: &mut BTreeMap<String, i128>,
+    t: usize,
+    a: u32,
+    s: Option<u32>,
+) -> Result<String, String> {
+    // a click on a slot holding the type is the same take
+    let by_click = s
+        .filter(|&s| c.stack(s).is_some_and(|st| st.item.as_str() == POOL[t]))
+        .map(|s| {
+            let mut twin = c.clone();
+            let k = twin.take_slot(s, a);
+            (k, snapshot(&twin))
+        });
+    let k = c.take_inner(POOL[t], a, s);
+    if let Some((click, state)) = by_click
+        && (click.as_ref() != Some(&k) || state != snapshot(c))
+    {
+        return Err(format!("take_slot differs from take_from: {click:?}"));
+    }
+    if k.asked != k.taken + k.shortfall {
+        return Err(format!("asked != taken + shortfall: {k:?}"));
+    }
+    if c.rules().has_slots() && k.from.iter().map(|l| l.amount).sum::<u32>() != k.taken {
+        return Err(format!("from does not add to taken: {k:?}"));
+    }
+    add(expect, POOL[t], -i128::from(k.taken));
+    Ok(format!("{k:?}"))
+}
+
+/// Resizes to slot count `s` and budget `b`, checking a refusal changed
+/// nothing; returns the outcome as text.
+fn resize_checked(
+    c: &mut Contents,
+    before: &Snapshot,
+    expect: &mut BTreeMap<String, i128>,
+    s: Option<u32>,
+    b: Option<&str>,
+) -> Result<String, String> {
+    let f = c.resize(s, b.map(|b| b.parse().unwrap()));
+    if f.refused.is_some() && snapshot(c) != *before {
+        return Err("a refused forced removal changed the contents".into());
+    }
+    for p in &f.portions {
+        add(expect, p.item.as_str(), -i128::from(p.amount));
+    }
+    Ok(format!("{f:?}"))
+}
+
+/// Forces everything out as the owner goes, checking it emptied the
+/// container or changed nothing; returns the outcome as text.
+fn owner_gone_checked(
+    c: &mut Contents,
+    before: &Snapshot,
+    expect: &mut BTreeMap<String, i128>,
+) -> Result<String, String> {
+    let f = c.owner_gone();
+    if f.refused.is_some() && snapshot(c) != *before {
+        return Err("a refused owner-gone changed the contents".into());
+    }
+    if f.refused.is_none() && !c.is_empty() {
+        return Err("owner gone but items stayed".into());
+    }
+    for p in &f.portions {
+        add(expect, p.item.as_str(), -i128::from(p.amount));
+    }
+    Ok(format!("{f:?}"))
+}
+
+/// Sorts by the pool types in `order`, checking a refusal changed nothing;
+/// returns the outcome as text.
+fn sort_checked(c: &mut Contents, before: &Snapshot, order: &[usize]) -> Result<String, String> {
+    let names: Vec<&str> = order.iter().map(|&i| POOL[i]).collect();
+    let r = c.sort(&names);
+    if r.refused.is_some() && snapshot(c) != *before {
+        return Err("a refused sort changed the contents".into());
+    }
+    Ok(format!("{r:?}"))
+}
+
+/// Moves `a` from slot `f` to slot `t`, checking it against section 7
+/// ([`check_move`]); returns the outcome as text.
+fn move_checked(
+    c: &mut Contents,
+    before: &Snapshot,
+    f: u32,
+    t: u32,
+    a: Option<u32>,
+) -> Result<String, String> {
+    let was = stacks(c);
+    let r = c.move_items(f, t, a);
+    if r.refused.is_some() && snapshot(c) != *before {
+        return Err("a refused move changed the contents".into());
+    }
+    check_move(&was, c, (f, t, a), r.refused)?;
+    Ok(format!("{r:?}"))
 }
 
 fn cases(default: u32) -> u32 {
@@ -818,6 +901,14 @@ fn check_transfer(
     req: &TransferRequest,
     t: &Transferred,
 ) -> Result<(), String> {
+    let seen = TransferSeen {
+        src0,
+        tgt0,
+        src,
+        tgt,
+        req,
+        t,
+    };
     check_state(src).map_err(|e| format!("source: {e}"))?;
     check_state(tgt).map_err(|e| format!("target: {e}"))?;
     if t.asked != req.amount {
@@ -826,18 +917,7 @@ fn check_transfer(
     if u64::from(t.moved) + u64::from(t.shortfall) > u64::from(t.asked) {
         return Err("moved + shortfall > asked".into());
     }
-    // nothing is created or lost, for every type, swaps included
-    let mut before = totals(src0);
-    for (k, v) in totals(tgt0) {
-        add(&mut before, &k, v);
-    }
-    let mut after = totals(src);
-    for (k, v) in totals(tgt) {
-        add(&mut after, &k, v);
-    }
-    if before != after {
-        return Err(format!("the two containers held {before:?}, now {after:?}"));
-    }
+    seen.check_transfer_totals()?;
     let unchanged = snapshot(src) == snapshot(src0) && snapshot(tgt) == snapshot(tgt0);
     if req.amount == 0 {
         if t.refused.is_some() || t.moved != 0 || !unchanged {
@@ -845,50 +925,109 @@ fn check_transfer(
         }
         return Ok(());
     }
-    // the source's checks come first, then a slot named on a slotless target
-    let expect = source_refusal(src0, req).or_else(|| {
-        (req.to_slot.is_some()
-            && !tgt0.rules().has_slots()
-            && (req.from_slot.is_some() || req.item.is_some()))
-        .then_some(Reason::NoSlots)
-    });
+    let expect = seen.expected_refusal();
     if expect.is_some() && t.refused != expect {
         return Err(format!("expected the refusal {expect:?}"));
     }
     if let Some(r) = t.refused {
-        if !unchanged {
-            return Err(format!("a transfer refused ({r:?}) changed a container"));
-        }
-        if t.moved != 0
-            || t.shortfall != t.asked
-            || !t.from.is_empty()
-            || !t.landed.is_empty()
-            || t.swapped.is_some()
-        {
-            return Err("a refusal reports moved 0, shortfall = asked, no slots, no swap".into());
-        }
-        return Ok(());
+        return check_refused_transfer(t, r, unchanged);
     }
     let item = t
         .item
         .clone()
         .ok_or("a transfer that was not refused names no type")?;
     let name = item.as_str();
-    if req.item.as_ref().is_some_and(|i| *i != item) {
-        return Err("moved another type than the one named".into());
-    }
-    if let Some(s) = req.from_slot
-        && src0.stack(s).is_none_or(|st| st.item != item)
-    {
-        return Err("moved another type than the source slot's".into());
-    }
+    seen.check_moved_type(&item)?;
     let offered = available(src0, req, name);
     if u64::from(t.shortfall) != u64::from(req.amount) - offered {
         return Err(format!("shortfall is not asked - available ({offered})"));
     }
     if let Some(sw) = &t.swapped {
+        return seen.check_swap(sw, &item);
+    }
+    if u64::from(t.moved) > offered {
+        return Err(format!("moved more than the {offered} available"));
+    }
+    seen.check_type_moved(name)?;
+    seen.check_source_slots(name)?;
+    seen.check_target_slots(name)?;
+    seen.check_target_acceptance(name, offered)
+}
+
+/// A transfer as it ran: both containers before and after, the request
+/// and its answer.
+struct TransferSeen<'a> {
+    src0: &'a Contents,
+    tgt0: &'a Contents,
+    src: &'a Contents,
+    tgt: &'a Contents,
+    req: &'a TransferRequest,
+    t: &'a Transferred,
+}
+
+/// A refused transfer changed nothing and reports nothing moved.
+fn check_refused_transfer(t: &Transferred, r: Reason, unchanged: bool) -> Result<(), String> {
+    if !unchanged {
+        return Err(format!("a transfer refused ({r:?}) changed a container"));
+    }
+    if t.moved != 0
+        || t.shortfall != t.asked
+        || !t.from.is_empty()
+        || !t.landed.is_empty()
+        || t.swapped.is_some()
+    {
+        return Err("a refusal reports moved 0, shortfall = asked, no slots, no swap".into());
+    }
+    Ok(())
+}
+
+impl TransferSeen<'_> {
+    /// Nothing is created or lost, for every type, swaps included.
+    fn check_transfer_totals(&self) -> Result<(), String> {
+        let mut before = totals(self.src0);
+        for (k, v) in totals(self.tgt0) {
+            add(&mut before, &k, v);
+        }
+        let mut after = totals(self.src);
+        for (k, v) in totals(self.tgt) {
+            add(&mut after, &k, v);
+        }
+        if before != after {
+            return Err(format!("the two containers held {before:?}, now {after:?}"));
+        }
+        Ok(())
+    }
+
+    /// The refusal the request must get: the source's checks first, then
+    /// a slot named on a slotless target.
+    fn expected_refusal(&self) -> Option<Reason> {
+        let req = self.req;
+        source_refusal(self.src0, req).or_else(|| {
+            (req.to_slot.is_some()
+                && !self.tgt0.rules().has_slots()
+                && (req.from_slot.is_some() || req.item.is_some()))
+            .then_some(Reason::NoSlots)
+        })
+    }
+
+    /// The type moved is the one named and the source slot's.
+    fn check_moved_type(&self, item: &ItemType) -> Result<(), String> {
+        if self.req.item.as_ref().is_some_and(|i| i != item) {
+            return Err("moved another type than the one named".into());
+        }
+        if let Some(s) = self.req.from_slot
+            && self.src0.stack(s).is_none_or(|st| st.item != *item)
+        {
+            return Err("moved another type than the source slot's".into());
+        }
+        Ok(())
+    }
+
+    /// A swap exchanged the two whole stacks and changed nothing else.
+    fn check_swap(&self, sw: &Swapped, item: &ItemType) -> Result<(), String> {
+        let (src0, tgt0, t) = (self.src0, self.tgt0, self.t);
         // both stacks changed places, whole
-        let (Some(f), Some(to)) = (req.from_slot, req.to_slot) else {
+        let (Some(f), Some(to)) = (self.req.from_slot, self.req.to_slot) else {
             return Err("a swap without both slots named".into());
         };
         if src0.stack(f).map(|s| s.amount) != Some(t.moved) {
@@ -897,7 +1036,7 @@ fn check_transfer(
         if tgt0
             .stack(to)
             .is_none_or(|s| s.item != sw.item || s.amount != sw.amount)
-            || sw.item == item
+            || sw.item == *item
         {
             return Err("swapped is not the target slot's other stack".into());
         }
@@ -907,79 +1046,98 @@ fn check_transfer(
         let mut want_src = stacks(src0);
         want_src.insert(f, (sw.item.to_string(), sw.amount));
         let mut want_tgt = stacks(tgt0);
-        want_tgt.insert(to, (name.to_string(), t.moved));
-        if stacks(src) != want_src || stacks(tgt) != want_tgt {
+        want_tgt.insert(to, (item.as_str().to_string(), t.moved));
+        if stacks(self.src) != want_src || stacks(self.tgt) != want_tgt {
             return Err("a swap changed more than its two slots".into());
         }
-        return Ok(());
+        Ok(())
     }
-    if u64::from(t.moved) > offered {
-        return Err(format!("moved more than the {offered} available"));
+
+    /// Exactly `moved` of the type left the source and entered the target.
+    fn check_type_moved(&self, name: &str) -> Result<(), String> {
+        let t = self.t;
+        let mut want = totals(self.src0);
+        add(&mut want, name, -i128::from(t.moved));
+        if totals(self.src) != want {
+            return Err(format!("the source gave other than {} {name}", t.moved));
+        }
+        let mut want = totals(self.tgt0);
+        add(&mut want, name, i128::from(t.moved));
+        if totals(self.tgt) != want {
+            return Err(format!("the target received other than {} {name}", t.moved));
+        }
+        Ok(())
     }
-    // exactly `moved` of the type leaves the source and enters the target
-    let mut want = totals(src0);
-    add(&mut want, name, -i128::from(t.moved));
-    if totals(src) != want {
-        return Err(format!("the source gave other than {} {name}", t.moved));
+
+    /// The source slots reported are those that changed, by the amounts reported.
+    fn check_source_slots(&self, name: &str) -> Result<(), String> {
+        let (req, t) = (self.req, self.t);
+        if self.src0.rules().has_slots() {
+            if t.from
+                .iter()
+                .any(|l| req.from_slot.is_some_and(|f| f != l.slot))
+            {
+                return Err("drew from a slot other than the one named".into());
+            }
+            let (want, sum) = apply_landings(&stacks(self.src0), &t.from, name, false)?;
+            if sum != u64::from(t.moved) {
+                return Err("from does not add up to moved".into());
+            }
+            if stacks(self.src) != want {
+                return Err("the source's slots changed other than from says".into());
+            }
+        } else if !t.from.is_empty() {
+            return Err("from names slots of a slotless source".into());
+        }
+        Ok(())
     }
-    let mut want = totals(tgt0);
-    add(&mut want, name, i128::from(t.moved));
-    if totals(tgt) != want {
-        return Err(format!("the target received other than {} {name}", t.moved));
+
+    /// The target slots reported are those that changed, by the amounts reported.
+    fn check_target_slots(&self, name: &str) -> Result<(), String> {
+        let (req, t) = (self.req, self.t);
+        if self.tgt0.rules().has_slots() {
+            if t.landed
+                .iter()
+                .any(|l| req.to_slot.is_some_and(|s| s != l.slot))
+            {
+                return Err("landed in a slot other than the one named".into());
+            }
+            let (want, sum) = apply_landings(&stacks(self.tgt0), &t.landed, name, true)?;
+            if sum != u64::from(t.moved) {
+                return Err("landed does not add up to moved".into());
+            }
+            if stacks(self.tgt) != want {
+                return Err("the target's slots changed other than landed says".into());
+            }
+        } else if !t.landed.is_empty() {
+            return Err("landed names slots of a slotless target".into());
+        }
+        Ok(())
     }
-    // the slots reported are the slots that changed, by the amounts reported
-    if src0.rules().has_slots() {
-        if t.from
-            .iter()
-            .any(|l| req.from_slot.is_some_and(|f| f != l.slot))
+
+    /// The target took all or nothing when it must, and its dry run agrees
+    /// with what it took of the `offered` available.
+    fn check_target_acceptance(&self, name: &str, offered: u64) -> Result<(), String> {
+        let (tgt0, req, t) = (self.tgt0, self.req, self.t);
+        // an all-or-nothing target takes everything available or refuses
+        let rules = tgt0.rules();
+        if rules.partial == PartialAcceptance::AllOrNothing
+            && (rules.has_slot_limit() || rules.has_budget())
+            && u64::from(t.moved) != offered
         {
-            return Err("drew from a slot other than the one named".into());
+            return Err("an all-or-nothing target took part of what was available".into());
         }
-        let (want, sum) = apply_landings(&stacks(src0), &t.from, name, false)?;
-        if sum != u64::from(t.moved) {
-            return Err("from does not add up to moved".into());
+        // the dry run of the target side says the same
+        let offered = u32::try_from(offered).map_err(|_| "available passes u32")?;
+        let dry = tgt0.would_accept(name, offered, req.to_slot);
+        if dry != Ok(t.moved) {
+            return Err(format!(
+                "would_accept({name}, {offered}, {:?}) said {dry:?}",
+                req.to_slot
+            ));
         }
-        if stacks(src) != want {
-            return Err("the source's slots changed other than from says".into());
-        }
-    } else if !t.from.is_empty() {
-        return Err("from names slots of a slotless source".into());
+        Ok(())
     }
-    if tgt0.rules().has_slots() {
-        if t.landed
-            .iter()
-            .any(|l| req.to_slot.is_some_and(|s| s != l.slot))
-        {
-            return Err("landed in a slot other than the one named".into());
-        }
-        let (want, sum) = apply_landings(&stacks(tgt0), &t.landed, name, true)?;
-        if sum != u64::from(t.moved) {
-            return Err("landed does not add up to moved".into());
-        }
-        if stacks(tgt) != want {
-            return Err("the target's slots changed other than landed says".into());
-        }
-    } else if !t.landed.is_empty() {
-        return Err("landed names slots of a slotless target".into());
-    }
-    // an all-or-nothing target takes everything available or refuses
-    let rules = tgt0.rules();
-    if rules.partial == PartialAcceptance::AllOrNothing
-        && (rules.has_slot_limit() || rules.has_budget())
-        && u64::from(t.moved) != offered
-    {
-        return Err("an all-or-nothing target took part of what was available".into());
-    }
-    // the dry run of the target side says the same
-    let offered = u32::try_from(offered).map_err(|_| "available passes u32")?;
-    let dry = tgt0.would_accept(name, offered, req.to_slot);
-    if dry != Ok(t.moved) {
-        return Err(format!(
-            "would_accept({name}, {offered}, {:?}) said {dry:?}",
-            req.to_slot
-        ));
-    }
-    Ok(())
 }
 
 #[derive(Clone, Debug)]
@@ -1177,132 +1335,10 @@ fn transfer_within_is_a_move() {
     runner(n)
         .run(&within_case(), |wc| {
             let (mut c, _) = run_to(&wc.case).map_err(TestCaseError::fail)?;
-            for (k, &(item, from, to, amount)) in wc.moves.iter().enumerate() {
-                let r = Req {
-                    back: false,
-                    item,
-                    from,
-                    to: Some(to),
-                    amount,
-                };
-                let req = resolve_req(&c, &c, &r);
-                let before = c.clone();
-                let tr = c.transfer_within(&req);
-                let fail =
-                    |e: String| TestCaseError::fail(format!("move {k} {req:?}: {e}\n{tr:?}"));
-                check_state(&c).map_err(fail)?;
-                if totals(&c) != totals(&before) {
-                    return Err(fail(
-                        "a move within one container changed its totals".into(),
-                    ));
+            for (k, &mv) in wc.moves.iter().enumerate() {
+                if transfer_within_checked(&mut c, k, mv)? {
+                    moved.fetch_add(1, Ordering::Relaxed);
                 }
-                if u64::from(tr.moved) + u64::from(tr.shortfall) > u64::from(tr.asked) {
-                    return Err(fail("moved + shortfall > asked".into()));
-                }
-                let unchanged = snapshot(&c) == snapshot(&before);
-                if let Some(r) = tr.refused
-                    && (!unchanged || tr.moved != 0 || tr.shortfall != tr.asked)
-                {
-                    return Err(fail(format!(
-                        "a refusal ({r:?}) changed something or reports moved > 0"
-                    )));
-                }
-                if amount == 0 {
-                    if tr.refused.is_some() || !unchanged {
-                        return Err(fail("a move of 0 was refused or changed something".into()));
-                    }
-                    continue;
-                }
-                if let Some(r) = source_refusal(&before, &req) {
-                    if tr.refused != Some(r) {
-                        return Err(fail(format!("expected the refusal {r:?}")));
-                    }
-                    continue;
-                }
-                // the slot the move draws from: the named one, or the first
-                // of the type in draw order
-                let f = match (req.from_slot, &req.item) {
-                    (Some(s), _) => s,
-                    (None, Some(i)) => match draw_sequence(&before, i.as_str()).first() {
-                        Some(&s) => s,
-                        None => {
-                            if tr.moved != 0 || !unchanged {
-                                return Err(fail("nothing to draw, yet something moved".into()));
-                            }
-                            continue;
-                        }
-                    },
-                    (None, None) => continue,
-                };
-                let Some(stack) = before.stack(f) else {
-                    return Err(fail(format!("slot {f} should hold the source stack")));
-                };
-                let (name, held) = (stack.item.to_string(), stack.amount);
-                let t = req.to_slot.expect("generated with a target slot");
-                let mut twin = before.clone();
-                let mv = twin.move_items(f, t, Some(amount.min(held)));
-                // onto another type, a swap needs both slots named and every
-                // check passed, else it is `occupied` (spec 11.4, 11.7)
-                let other_there = before.stack(t).is_some_and(|s| s.item.as_str() != name);
-                let theirs = if other_there && (mv.refused.is_some() || req.from_slot.is_none()) {
-                    Some(Reason::Occupied)
-                } else {
-                    mv.refused
-                };
-                if tr.refused != theirs {
-                    return Err(fail(format!("move_items refused {:?}", mv.refused)));
-                }
-                if tr.refused.is_some() {
-                    continue;
-                }
-                let full = |x: &Contents| x.slots().map(|s| s.cloned()).collect::<Vec<_>>();
-                if full(&c) != full(&twin) || c.size_used() != twin.size_used() {
-                    return Err(fail(format!(
-                        "move_items left {:?}, transfer_within {:?}",
-                        stacks(&twin),
-                        stacks(&c)
-                    )));
-                }
-                if tr.refused.is_some() {
-                    continue;
-                }
-                if tr.item.as_ref().map(ItemType::as_str) != Some(name.as_str()) {
-                    return Err(fail("reports another type than the source stack's".into()));
-                }
-                // a move draws from one stack only
-                let offered = u64::from(amount.min(held));
-                if u64::from(tr.shortfall) != u64::from(amount) - offered {
-                    return Err(fail(format!(
-                        "shortfall is not asked - available ({offered})"
-                    )));
-                }
-                match &tr.swapped {
-                    Some(sw) => {
-                        if tr.moved != held
-                            || before
-                                .stack(t)
-                                .is_none_or(|s| s.item != sw.item || s.amount != sw.amount)
-                        {
-                            return Err(fail("a swap is the two whole stacks".into()));
-                        }
-                    }
-                    None => {
-                        let left = stacks(&c)
-                            .get(&f)
-                            .filter(|(i, _)| *i == name)
-                            .map_or(0, |(_, a)| *a);
-                        if held.checked_sub(left) != Some(tr.moved) {
-                            return Err(fail(format!(
-                                "slot {f} went from {held} to {left}, moved says {}",
-                                tr.moved
-                            )));
-                        }
-                    }
-                }
-                if tr.from != one(f, tr.moved) || tr.landed != one(t, tr.moved) {
-                    return Err(fail("from and landed are the two slots with moved".into()));
-                }
-                moved.fetch_add(1, Ordering::Relaxed);
             }
             Ok(())
         })
@@ -1312,6 +1348,205 @@ fn transfer_within_is_a_move() {
             moved.load(Ordering::Relaxed) > 0,
             "no transfer within a container moved"
         );
+    }
+}
+
+/// A generated move within one container: type, source slot, target slot, amount.
+type WithinMove = (ItemPick, Option<SlotPick>, SlotPick, u32);
+
+/// Runs move `k` as a transfer within `c` and checks it is the move
+/// `move_items` makes; true when it went through to the end.
+fn transfer_within_checked(
+    c: &mut Contents,
+    k: usize,
+    (item, from, to, amount): WithinMove,
+) -> Result<bool, TestCaseError> {
+    let r = Req {
+        back: false,
+        item,
+        from,
+        to: Some(to),
+        amount,
+    };
+    let req = resolve_req(&*c, &*c, &r);
+    let before = c.clone();
+    let tr = c.transfer_within(&req);
+    let fail = |e: String| TestCaseError::fail(format!("move {k} {req:?}: {e}\n{tr:?}"));
+    let seen = WithinSeen {
+        before: &before,
+        c: &*c,
+        req: &req,
+        tr: &tr,
+        amount,
+    };
+    seen.check().map_err(fail)
+}
+
+/// A transfer within one container as it ran: the container before and
+/// after, the request, its answer and the amount generated.
+struct WithinSeen<'a> {
+    before: &'a Contents,
+    c: &'a Contents,
+    req: &'a TransferRequest,
+    tr: &'a Transferred,
+    amount: u32,
+}
+
+impl WithinSeen<'_> {
+    /// Every check of the move in order; false where the move stops early
+    /// (nothing to compare further), true when it was checked to the end.
+    fn check(&self) -> Result<bool, String> {
+        if !self.check_outcome_consistent()? {
+            return Ok(false);
+        }
+        let Some(f) = self.draw_slot()? else {
+            return Ok(false);
+        };
+        let Some((name, held, t)) = self.check_against_move_items(f)? else {
+            return Ok(false);
+        };
+        self.check_report(f, &name, held, t)?;
+        Ok(true)
+    }
+
+    /// Whether the container is as it was.
+    fn unchanged(&self) -> bool {
+        snapshot(self.c) == snapshot(self.before)
+    }
+
+    /// State, totals and refusal checks; false when the move needs no more
+    /// checks (a move of 0, or one the source's checks refuse).
+    fn check_outcome_consistent(&self) -> Result<bool, String> {
+        let (c, before, req, tr) = (self.c, self.before, self.req, self.tr);
+        check_state(c)?;
+        if totals(c) != totals(before) {
+            return Err("a move within one container changed its totals".into());
+        }
+        if u64::from(tr.moved) + u64::from(tr.shortfall) > u64::from(tr.asked) {
+            return Err("moved + shortfall > asked".into());
+        }
+        let unchanged = self.unchanged();
+        if let Some(r) = tr.refused
+            && (!unchanged || tr.moved != 0 || tr.shortfall != tr.asked)
+        {
+            return Err(format!(
+                "a refusal ({r:?}) changed something or reports moved > 0"
+            ));
+        }
+        if self.amount == 0 {
+            if tr.refused.is_some() || !unchanged {
+                return Err("a move of 0 was refused or changed something".into());
+            }
+            return Ok(false);
+        }
+        if let Some(r) = source_refusal(before, req) {
+            if tr.refused != Some(r) {
+                return Err(format!("expected the refusal {r:?}"));
+            }
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// The slot the move draws from: the named one, or the first of the
+    /// type in draw order; `None` when there is none to compare with.
+    fn draw_slot(&self) -> Result<Option<u32>, String> {
+        let tr = self.tr;
+        Ok(match (self.req.from_slot, &self.req.item) {
+            (Some(s), _) => Some(s),
+            (None, Some(i)) => match draw_sequence(self.before, i.as_str()).first() {
+                Some(&s) => Some(s),
+                None => {
+                    if tr.moved != 0 || !self.unchanged() {
+                        return Err("nothing to draw, yet something moved".into());
+                    }
+                    None
+                }
+            },
+            (None, None) => None,
+        })
+    }
+
+    /// The transfer refused as `move_items` from slot `f` does and left
+    /// the same slots; returns the source stack's type and amount and the
+    /// target slot, or `None` when refused.
+    fn check_against_move_items(&self, f: u32) -> Result<Option<(String, u32, u32)>, String> {
+        let (c, before, req, tr) = (self.c, self.before, self.req, self.tr);
+        let Some(stack) = before.stack(f) else {
+            return Err(format!("slot {f} should hold the source stack"));
+        };
+        let (name, held) = (stack.item.to_string(), stack.amount);
+        let t = req.to_slot.expect("generated with a target slot");
+        let mut twin = before.clone();
+        let mv = twin.move_items(f, t, Some(self.amount.min(held)));
+        // onto another type, a swap needs both slots named and every
+        // check passed, else it is `occupied` (spec 11.4, 11.7)
+        let other_there = before.stack(t).is_some_and(|s| s.item.as_str() != name);
+        let theirs = if other_there && (mv.refused.is_some() || req.from_slot.is_none()) {
+            Some(Reason::Occupied)
+        } else {
+            mv.refused
+        };
+        if tr.refused != theirs {
+            return Err(format!("move_items refused {:?}", mv.refused));
+        }
+        if tr.refused.is_some() {
+            return Ok(None);
+        }
+        let full = |x: &Contents| x.slots().map(|s| s.cloned()).collect::<Vec<_>>();
+        if full(c) != full(&twin) || c.size_used() != twin.size_used() {
+            return Err(format!(
+                "move_items left {:?}, transfer_within {:?}",
+                stacks(&twin),
+                stacks(c)
+            ));
+        }
+        if tr.refused.is_some() {
+            return Ok(None);
+        }
+        Ok(Some((name, held, t)))
+    }
+
+    /// The answer reports the source stack's type, the shortfall, the
+    /// amount moved (or the swap) and the two slots, for a move of `held`
+    /// `name` from slot `f` to slot `t`.
+    fn check_report(&self, f: u32, name: &str, held: u32, t: u32) -> Result<(), String> {
+        let (c, before, tr, amount) = (self.c, self.before, self.tr, self.amount);
+        if tr.item.as_ref().map(ItemType::as_str) != Some(name) {
+            return Err("reports another type than the source stack's".into());
+        }
+        // a move draws from one stack only
+        let offered = u64::from(amount.min(held));
+        if u64::from(tr.shortfall) != u64::from(amount) - offered {
+            return Err(format!("shortfall is not asked - available ({offered})"));
+        }
+        match &tr.swapped {
+            Some(sw) => {
+                if tr.moved != held
+                    || before
+                        .stack(t)
+                        .is_none_or(|s| s.item != sw.item || s.amount != sw.amount)
+                {
+                    return Err("a swap is the two whole stacks".into());
+                }
+            }
+            None => {
+                let left = stacks(c)
+                    .get(&f)
+                    .filter(|(i, _)| *i == name)
+                    .map_or(0, |(_, a)| *a);
+                if held.checked_sub(left) != Some(tr.moved) {
+                    return Err(format!(
+                        "slot {f} went from {held} to {left}, moved says {}",
+                        tr.moved
+                    ));
+                }
+            }
+        }
+        if tr.from != one(f, tr.moved) || tr.landed != one(t, tr.moved) {
+            return Err("from and landed are the two slots with moved".into());
+        }
+        Ok(())
     }
 }
 
@@ -1370,7 +1605,6 @@ fn kind_totals(c: &Contents) -> BTreeMap<String, i128> {
 /// nothing ever merged across kinds; a change of properties keeps every
 /// type's count; a take of one kind takes only that kind.
 fn run_kinds(case: &Case, ops: &[KindOp]) -> Result<(), String> {
-    use bevy_container::contents::{Kind, PropsAt};
     let mut c = build(case);
     let mut book: BTreeMap<String, i128> = BTreeMap::new();
     for (i, op) in ops.iter().enumerate() {
@@ -1382,60 +1616,14 @@ fn run_kinds(case: &Case, ops: &[KindOp]) -> Result<(), String> {
                 let label = Kind::new(POOL[*t], props).to_string();
                 add(&mut book, &label, i128::from(d.accepted));
             }
-            KindOp::Take(t, p, a, s) => {
-                let asked = p.map(kind_props);
-                let taken = c.take_kind(POOL[*t], asked.as_ref(), *a, *s);
-                let kinds = taken.kinds();
-                if kinds.iter().map(|(_, n)| *n).sum::<u32>() != taken.taken {
-                    return Err(format!("step {i}: the portions add to the take: {taken:?}"));
-                }
-                for (props, n) in kinds {
-                    if asked.as_ref().is_some_and(|a| *a != props) {
-                        return Err(format!(
-                            "step {i}: a take of one kind took another: {taken:?}"
-                        ));
-                    }
-                    add(
-                        &mut book,
-                        &Kind::new(POOL[*t], props).to_string(),
-                        -i128::from(n),
-                    );
-                }
+            KindOp::Take(t, p, a, s) => take_kind_booked(&mut c, &mut book, i, *t, *p, *a, *s)?,
+            KindOp::SetHeld(t, p, a, to) => {
+                let at = PropsAt::Held(Kind::new(POOL[*t], kind_props(*p)));
+                set_props_booked(&mut c, &mut book, i, at, *a, kind_props(*to), &before_types)?;
             }
-            KindOp::SetSlot(..) | KindOp::SetHeld(..) => {
-                let (at, amount, to) = match op {
-                    KindOp::SetHeld(t, p, a, to) => (
-                        PropsAt::Held(Kind::new(POOL[*t], kind_props(*p))),
-                        *a,
-                        kind_props(*to),
-                    ),
-                    KindOp::SetSlot(s, a, p) => (PropsAt::Slot(*s), *a, kind_props(*p)),
-                    _ => continue,
-                };
-                let set = c.set_props(at, amount, to);
-                if let Some(item) = &set.item
-                    && set.changed > 0
-                {
-                    let n = i128::from(set.changed);
-                    add(
-                        &mut book,
-                        &Kind::new(item.clone(), set.from.clone()).to_string(),
-                        -n,
-                    );
-                    add(
-                        &mut book,
-                        &Kind::new(item.clone(), set.to.clone()).to_string(),
-                        n,
-                    );
-                }
-                if totals(&c) != before_types {
-                    return Err(format!(
-                        "step {i}: a change of properties changed a type's count: {set:?}"
-                    ));
-                }
-                if set.refused.is_some() && set.changed != 0 {
-                    return Err(format!("step {i}: a refused change changed items: {set:?}"));
-                }
+            KindOp::SetSlot(s, a, p) => {
+                let at = PropsAt::Slot(*s);
+                set_props_booked(&mut c, &mut book, i, at, *a, kind_props(*p), &before_types)?;
             }
             KindOp::Move(f, t, a) => {
                 c.move_items(*f, *t, *a);
@@ -1459,20 +1647,99 @@ fn run_kinds(case: &Case, ops: &[KindOp]) -> Result<(), String> {
                 c.transfer_within(&req);
             }
         }
-        check_state(&c).map_err(|e| format!("step {i} ({op:?}): {e}"))?;
-        if kind_totals(&c) != book {
+        check_kind_step(&c, &book, i, op, &before_types)?;
+    }
+    Ok(())
+}
+
+/// Takes `a` of pool type `t` (of kind `p`, from slot `s`) at step `i`,
+/// checking it took only the kind asked, and books what it took.
+fn take_kind_booked(
+    c: &mut Contents,
+    book: &mut BTreeMap<String, i128>,
+    i: usize,
+    t: usize,
+    p: Option<usize>,
+    a: u32,
+    s: Option<u32>,
+) -> Result<(), String> {
+    let asked = p.map(kind_props);
+    let taken = c.take_kind(POOL[t], asked.as_ref(), a, s);
+    let kinds = taken.kinds();
+    if kinds.iter().map(|(_, n)| *n).sum::<u32>() != taken.taken {
+        return Err(format!("step {i}: the portions add to the take: {taken:?}"));
+    }
+    for (props, n) in kinds {
+        if asked.as_ref().is_some_and(|a| *a != props) {
             return Err(format!(
-                "step {i} ({op:?}): held {:?}, the book says {book:?}",
-                kind_totals(&c)
+                "step {i}: a take of one kind took another: {taken:?}"
             ));
         }
-        if matches!(op, KindOp::Move(..) | KindOp::Sort | KindOp::Within(..))
-            && totals(&c) != before_types
-        {
-            return Err(format!(
-                "step {i} ({op:?}): rearranging changed a type's count"
-            ));
-        }
+        add(book, &Kind::new(POOL[t], props).to_string(), -i128::from(n));
+    }
+    Ok(())
+}
+
+/// Changes the properties of `amount` at `at` to `to` at step `i`, books
+/// the items moved between kinds, and checks every type kept its count.
+fn set_props_booked(
+    c: &mut Contents,
+    book: &mut BTreeMap<String, i128>,
+    i: usize,
+    at: PropsAt,
+    amount: Option<u32>,
+    to: bevy_container::props::Props,
+    before_types: &BTreeMap<String, i128>,
+) -> Result<(), String> {
+    let set = c.set_props(at, amount, to);
+    if let Some(item) = &set.item
+        && set.changed > 0
+    {
+        let n = i128::from(set.changed);
+        add(
+            book,
+            &Kind::new(item.clone(), set.from.clone()).to_string(),
+            -n,
+        );
+        add(
+            book,
+            &Kind::new(item.clone(), set.to.clone()).to_string(),
+            n,
+        );
+    }
+    if totals(c) != *before_types {
+        return Err(format!(
+            "step {i}: a change of properties changed a type's count: {set:?}"
+        ));
+    }
+    if set.refused.is_some() && set.changed != 0 {
+        return Err(format!("step {i}: a refused change changed items: {set:?}"));
+    }
+    Ok(())
+}
+
+/// After step `i`: the container is sound, holds exactly its book, and a
+/// rearrangement kept every type's count.
+fn check_kind_step(
+    c: &Contents,
+    book: &BTreeMap<String, i128>,
+    i: usize,
+    op: &KindOp,
+    before_types: &BTreeMap<String, i128>,
+) -> Result<(), String> {
+    check_state(c).map_err(|e| format!("step {i} ({op:?}): {e}"))?;
+    if kind_totals(c) != *book {
+        return Err(format!(
+            "step {i} ({op:?}): held {:?}, the book says {book:?}",
+            kind_totals(c)
+        ));
+    }
+    if matches!(op, KindOp::Move(..) | KindOp::Sort | KindOp::Within(..))
+        && totals(c) != *before_types
+    {
+        return Err(format!(
+            "step {i} ({op:?}): rearranging changed a type's count"
+        ));
     }
     Ok(())
 }

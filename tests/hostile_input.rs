@@ -14,26 +14,19 @@ type Reader = Box<dyn Fn(&[u8]) -> Result<(), String>>;
 
 /// Every reader, with a valid sample of its input.
 fn readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
-    let read = |p: &str| std::fs::read(p).unwrap();
-    let save = {
-        let bytes = read("assets/backpack.adoption.json");
-        let a = adoption::read(&bytes, Format::Json, Context::default()).unwrap();
-        let rules = std::sync::Arc::new(
-            bevy_container::rules::Rules::compile(&a, &Tuning::default()).unwrap(),
-        );
-        let mut c = bevy_container::contents::Contents::new(rules);
-        c.deliver("berries", 30);
-        c.deliver("axe", 1);
-        c.save(&bevy_container::save::AdoptionId::of(
-            "backpack.adoption.json",
-            &bytes,
-        ))
-    };
-    // one folder per call: the tests run in parallel
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = std::env::temp_dir().join(format!("hostile-holders-{}-{call}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let mut all = adoption_readers();
+    all.extend(save_readers());
+    all.extend(content_readers());
+    all
+}
+
+/// Reads a sample file the crate ships, panicking if it is missing.
+fn read_sample(p: &str) -> Vec<u8> {
+    std::fs::read(p).unwrap()
+}
+
+/// The adoption and tuning readers (JSON and RON), with valid samples.
+fn adoption_readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
     vec![
         (
             "adoption.json",
@@ -42,7 +35,7 @@ fn readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
                     .map(drop)
                     .map_err(|r| r.to_string())
             }) as Reader,
-            read("assets/backpack.adoption.json"),
+            read_sample("assets/backpack.adoption.json"),
         ),
         (
             "adoption.ron",
@@ -51,7 +44,7 @@ fn readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
                     .map(drop)
                     .map_err(|r| r.to_string())
             }),
-            read("assets/backpack.adoption.ron"),
+            read_sample("assets/backpack.adoption.ron"),
         ),
         (
             "tuning.json",
@@ -71,13 +64,33 @@ fn readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
             }),
             br#"{"backpack-slots": 12}"#.to_vec(),
         ),
+    ]
+}
+
+/// The save readers (JSON and RON), with a saved backpack as their sample.
+fn save_readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
+    let save = {
+        let bytes = read_sample("assets/backpack.adoption.json");
+        let a = adoption::read(&bytes, Format::Json, Context::default()).unwrap();
+        let rules = std::sync::Arc::new(
+            bevy_container::rules::Rules::compile(&a, &Tuning::default()).unwrap(),
+        );
+        let mut c = bevy_container::contents::Contents::new(rules);
+        c.deliver("berries", 30);
+        c.deliver("axe", 1);
+        c.save(&bevy_container::save::AdoptionId::of(
+            "backpack.adoption.json",
+            &bytes,
+        ))
+    };
+    vec![
         (
             "save.json",
             Box::new(|b: &[u8]| {
                 SavedContents::read(b, Format::Json)
                     .map(drop)
                     .map_err(|r| r.to_string())
-            }),
+            }) as Reader,
             save.to_json().into_bytes(),
         ),
         (
@@ -89,24 +102,35 @@ fn readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
             }),
             save.to_ron().into_bytes(),
         ),
+    ]
+}
+
+/// The scenario, occurrence-list, registry and holders readers, with valid samples.
+fn content_readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
+    // one folder per call: the tests run in parallel
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = std::env::temp_dir().join(format!("hostile-holders-{}-{call}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    vec![
         (
             "scenario.json",
             Box::new(|b: &[u8]| {
                 Scenario::parse(b, Path::new("tests/conformance"))
                     .and_then(|s| s.run())
                     .map(drop)
-            }),
-            read("tests/conformance/backpack-day-out.json"),
+            }) as Reader,
+            read_sample("tests/conformance/backpack-day-out.json"),
         ),
         (
             "occurrences.json",
             Box::new(|b: &[u8]| read_occurrences(b).map(drop).map_err(|p| format!("{p:?}"))),
-            read("assets/dnd/occurrences.json"),
+            read_sample("assets/dnd/occurrences.json"),
         ),
         (
             "registry.json",
             Box::new(|b: &[u8]| read_registry(b).map(drop).map_err(|p| format!("{p:?}"))),
-            read("assets/dnd/registry.json"),
+            read_sample("assets/dnd/registry.json"),
         ),
         (
             "holders.ron",
@@ -115,7 +139,7 @@ fn readers() -> Vec<(&'static str, Reader, Vec<u8>)> {
                 std::fs::write(&path, b).unwrap();
                 Holders::read(&path).map(drop).map_err(|p| format!("{p:?}"))
             }),
-            read("assets/dnd/holders.ron"),
+            read_sample("assets/dnd/holders.ron"),
         ),
     ]
 }

@@ -33,7 +33,27 @@ fn a_good_list_and_an_empty_list_read() {
 
 #[test]
 fn each_rejection_rule_names_its_index_and_field() {
-    let cases: Vec<(Value, &str)> = vec![
+    let cases = rejection_cases();
+    for (doc, want) in cases {
+        let got = paths(doc.clone());
+        assert!(
+            got.iter().any(|p| p == want),
+            "{doc}: want a problem at {want:?}, got {got:?}"
+        );
+    }
+}
+
+/// Every rejection case, in order: a document and the path a problem must name.
+fn rejection_cases() -> Vec<(Value, &'static str)> {
+    let mut cases = shape_and_field_cases();
+    cases.extend(kind_quantity_and_party_cases());
+    cases.extend(source_ref_and_index_cases());
+    cases
+}
+
+/// Cases for the document's shape, unknown fields and missing required fields.
+fn shape_and_field_cases() -> Vec<(Value, &'static str)> {
+    vec![
         (json!([]), ""),
         (json!({}), "/occurrences"),
         (json!({"occurrences": {}}), "/occurrences"),
@@ -69,6 +89,12 @@ fn each_rejection_rule_names_its_index_and_field() {
             }),
             "/occurrences/0/source_refs",
         ),
+    ]
+}
+
+/// Cases for a bad kind or quantity and for `from`/`to` parties that do not fit the kind.
+fn kind_quantity_and_party_cases() -> Vec<(Value, &'static str)> {
+    vec![
         (
             with(|o| {
                 o.insert("kind".into(), json!("stolen"));
@@ -145,6 +171,12 @@ fn each_rejection_rule_names_its_index_and_field() {
             }),
             "/occurrences/0/to",
         ),
+    ]
+}
+
+/// Cases for bad source references, and for an index past the first occurrence.
+fn source_ref_and_index_cases() -> Vec<(Value, &'static str)> {
+    vec![
         (
             with(|o| {
                 o.insert("source_refs".into(), json!([]));
@@ -179,14 +211,7 @@ fn each_rejection_rule_names_its_index_and_field() {
             "/occurrences/0/source_refs/0/end_unit_id",
         ),
         (json!({"occurrences": [good(), good()]}), "/occurrences/1"),
-    ];
-    for (doc, want) in cases {
-        let got = paths(doc.clone());
-        assert!(
-            got.iter().any(|p| p == want),
-            "{doc}: want a problem at {want:?}, got {got:?}"
-        );
-    }
+    ]
 }
 
 #[test]

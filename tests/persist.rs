@@ -16,8 +16,8 @@ use bevy::prelude::*;
 use bevy_container::adoption::Adoption;
 use bevy_container::contents::{Cause, TransferRequest};
 use bevy_container::persist::{
-    ContainerDatabase, ContainerDatabasePlugin, DatabaseError, DatabaseWriter, PersistentEntities,
-    PersistentId, SCHEMA_VERSION, Synchronous, WriterScheduling,
+    ContainerDatabase, ContainerDatabasePlugin, ContainerRow, DatabaseError, DatabaseWriter,
+    PersistentEntities, PersistentId, SCHEMA_VERSION, Synchronous, WriterScheduling,
 };
 use bevy_container::plugin::*;
 use bevy_container::props::Props;
@@ -1212,20 +1212,13 @@ fn a_refused_migration_keeps_its_row_unchanged_and_is_reported() {
     first.update();
     close(first);
     let db = ContainerDatabase::open(&file).expect("opens");
-    let row = |db: &ContainerDatabase, id: &str| {
-        db.containers()
-            .iter()
-            .find(|r| r.id == id)
-            .cloned()
-            .unwrap_or_else(|| panic!("{id} is in the file"))
-    };
-    let before = row(&db, "vault");
+    let before = container_row(&db, "vault");
     assert_eq!(
         before.contents.slots.iter().flatten().count(),
         3,
         "three relics, a slot each"
     );
-    let bag_before = row(&db, "bag-0");
+    let bag_before = container_row(&db, "bag-0");
 
     // the vault now has 2 slots: the three relics cannot all stay and none
     // may leave, so the migration is refused
@@ -1233,19 +1226,7 @@ fn a_refused_migration_keeps_its_row_unchanged_and_is_reported() {
     let two = text.replace("\"slot-count\":8", "\"slot-count\":2");
     assert_ne!(two, text, "the vault had 8 slots");
     std::fs::write(dir.join("vault.adoption.json"), two).expect("writes");
-    let mut app = app(&dir, Some(db));
-    keep_adoptions(app.world_mut());
-    app.init_resource::<Forced>()
-        .init_resource::<Refused>()
-        .add_observer(|f: On<ItemsForcedOut>, mut seen: ResMut<Forced>| {
-            seen.0.push(f.outcome.cause)
-        })
-        .add_systems(
-            Update,
-            |mut r: MessageReader<ContainerSaveRefused>, mut seen: ResMut<Refused>| {
-                seen.0.extend(r.read().map(|r| r.container));
-            },
-        );
+    let mut app = app_watching_refusals(&dir, db);
     for _ in 0..2_000 {
         app.update();
         if !app.world().resource::<Refused>().0.is_empty() {
@@ -1282,14 +1263,54 @@ fn a_refused_migration_keeps_its_row_unchanged_and_is_reported() {
     }
     close(app);
     let db = ContainerDatabase::open(&file).expect("reopens");
-    assert_eq!(row(&db, "vault"), before, "the vault's row is as it was");
-    assert_ne!(row(&db, "bag-0"), bag_before, "bag-0's delivery is written");
+    assert_eq!(
+        container_row(&db, "vault"),
+        before,
+        "the vault's row is as it was"
+    );
+    assert_ne!(
+        container_row(&db, "bag-0"),
+        bag_before,
+        "bag-0's delivery is written"
+    );
     let pickups = db.pickups().len();
     drop(db);
 
+    assert_vault_loads_whole(&dir, &file, &text, pickups);
+}
+
+/// The row the file holds for container `id`; panics if there is none.
+fn container_row(db: &ContainerDatabase, id: &str) -> ContainerRow {
+    db.containers()
+        .iter()
+        .find(|r| r.id == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("{id} is in the file"))
+}
+
+/// An app on `db` with the adoptions kept, noting forced removals and refused saves.
+fn app_watching_refusals(dir: &Path, db: ContainerDatabase) -> App {
+    let mut app = app(dir, Some(db));
+    keep_adoptions(app.world_mut());
+    app.init_resource::<Forced>()
+        .init_resource::<Refused>()
+        .add_observer(|f: On<ItemsForcedOut>, mut seen: ResMut<Forced>| {
+            seen.0.push(f.outcome.cause)
+        })
+        .add_systems(
+            Update,
+            |mut r: MessageReader<ContainerSaveRefused>, mut seen: ResMut<Refused>| {
+                seen.0.extend(r.read().map(|r| r.container));
+            },
+        );
+    app
+}
+
+/// Puts the vault's old adoption `text` back and checks it loads whole, dropping nothing.
+fn assert_vault_loads_whole(dir: &Path, file: &Path, text: &str, pickups: usize) {
     // under its old capacity again, the vault loads whole
-    std::fs::write(dir.join("vault.adoption.json"), &text).expect("writes");
-    let mut app = app_with(&dir, &file);
+    std::fs::write(dir.join("vault.adoption.json"), text).expect("writes");
+    let mut app = app_with(dir, file);
     until_ready(&mut app);
     let vault = persisted(&app, "vault");
     let contents = app
@@ -1299,7 +1320,7 @@ fn a_refused_migration_keeps_its_row_unchanged_and_is_reported() {
     assert_eq!(contents.count("relic"), 3, "every relic is back");
     close(app);
     assert_eq!(
-        ContainerDatabase::open(&file)
+        ContainerDatabase::open(file)
             .expect("reopens")
             .pickups()
             .len(),
