@@ -510,6 +510,48 @@ fn writer_behind(name: &str, scheduling: WriterScheduling) {
     );
 }
 
+#[test]
+fn frames_are_written_without_a_flush_while_they_come_and_after_a_pause() {
+    // the writer takes frames on its own naps while they keep coming (the
+    // game thread does not wake it), and the game wakes it after it fell
+    // asleep: neither way may leave a frame unwritten until a flush
+    let dir = folder("no-flush");
+    let db = ContainerDatabase::open(dir.join("world.db")).expect("new");
+    let mut app = app(&dir, Some(db));
+    spawn_world(app.world_mut());
+    until_ready(&mut app);
+    for k in 1..=20 {
+        step(app.world_mut(), k);
+        app.update();
+    }
+    written_without_flush(&app, "while frames keep coming");
+    // longer than the writer naps before it sleeps until woken
+    std::thread::sleep(Duration::from_millis(400));
+    step(app.world_mut(), 21);
+    app.update();
+    written_without_flush(&app, "after a pause of 0.4 s");
+    let expected = snapshot(app.world_mut());
+    drop(app);
+    let db = ContainerDatabase::open(dir.join("world.db")).expect("reopens");
+    assert_same(&file_snapshot(&db), &expected, "written without a flush");
+}
+
+/// Waits (up to 10 s, never flushing) until the writer has written every
+/// frame handed over; fails saying `when` otherwise.
+fn written_without_flush(app: &App, when: &str) {
+    let w = app.world().resource::<DatabaseWriter>();
+    let started = Instant::now();
+    while w.written() < w.frame() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{when}: frame {} handed over, the writer is at {} after 10 s without a flush",
+            w.frame(),
+            w.written()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 // ---------------------------------------------------------------------------
 // The kill test
 
