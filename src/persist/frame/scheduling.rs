@@ -4,11 +4,12 @@
 /// How the operating system schedules the database's writer thread beside
 /// the game's threads ([`ContainerDatabase::scheduling`](crate::persist::ContainerDatabase::scheduling)).
 ///
-/// The writer sleeps until a frame is handed over, and each frame that
-/// changed anything wakes it. Under Linux's default policy a woken thread
-/// may take the core of the thread that woke it at once: the game thread
-/// then waits, in the middle of its frame, until the kernel gives it a
-/// core again. On two cores with every system on the game thread
+/// While frames keep coming the writer wakes every few milliseconds to
+/// take them; after a tenth of a second without one it sleeps until the
+/// next frame that changed anything wakes it. Under Linux's default
+/// policy a woken thread may take a running thread's core at once; when
+/// that is the game thread's core, the game thread waits, in the middle
+/// of its frame, until the kernel gives it a core again. On two cores with every system on the game thread
 /// (`examples/perf`), that wait was 1 to 4 ms in more than one frame in
 /// ten. `Batch` and `Idle` never take a core from a running thread when
 /// they wake; they differ when every core is busy.
