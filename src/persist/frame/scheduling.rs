@@ -9,9 +9,9 @@
 /// next frame that changed anything wakes it. Under Linux's default
 /// policy a woken thread may take a running thread's core at once; when
 /// that is the game thread's core, the game thread waits, in the middle
-/// of its frame, until the kernel gives it a core again. On two cores with every system on the game thread
-/// (`examples/perf`), that wait was 1 to 4 ms in more than one frame in
-/// ten. `Batch` and `Idle` never take a core from a running thread when
+/// of its frame, until the kernel gives it a core again. On two cores
+/// with every system on the game thread (`examples/perf`), that wait was
+/// 1 to 4 ms in more than one frame in ten. `Batch` and `Idle` never take a core from a running thread when
 /// they wake; they differ when every core is busy.
 ///
 /// On other systems there is one policy, and every choice runs as
