@@ -1071,48 +1071,26 @@ impl TransferSeen<'_> {
 
     /// The source slots reported are those that changed, by the amounts reported.
     fn check_source_slots(&self, name: &str) -> Result<(), String> {
-        let (req, t) = (self.req, self.t);
-        if self.src0.rules().has_slots() {
-            if t.from
-                .iter()
-                .any(|l| req.from_slot.is_some_and(|f| f != l.slot))
-            {
-                return Err("drew from a slot other than the one named".into());
-            }
-            let (want, sum) = apply_landings(&stacks(self.src0), &t.from, name, false)?;
-            if sum != u64::from(t.moved) {
-                return Err("from does not add up to moved".into());
-            }
-            if stacks(self.src) != want {
-                return Err("the source's slots changed other than from says".into());
-            }
-        } else if !t.from.is_empty() {
-            return Err("from names slots of a slotless source".into());
-        }
-        Ok(())
+        let side = Side {
+            before: self.src0,
+            after: self.src,
+            slots: &self.t.from,
+            named: self.req.from_slot,
+            adds: false,
+        };
+        side.check_slots(name, self.t.moved, SOURCE_WORDS)
     }
 
     /// The target slots reported are those that changed, by the amounts reported.
     fn check_target_slots(&self, name: &str) -> Result<(), String> {
-        let (req, t) = (self.req, self.t);
-        if self.tgt0.rules().has_slots() {
-            if t.landed
-                .iter()
-                .any(|l| req.to_slot.is_some_and(|s| s != l.slot))
-            {
-                return Err("landed in a slot other than the one named".into());
-            }
-            let (want, sum) = apply_landings(&stacks(self.tgt0), &t.landed, name, true)?;
-            if sum != u64::from(t.moved) {
-                return Err("landed does not add up to moved".into());
-            }
-            if stacks(self.tgt) != want {
-                return Err("the target's slots changed other than landed says".into());
-            }
-        } else if !t.landed.is_empty() {
-            return Err("landed names slots of a slotless target".into());
-        }
-        Ok(())
+        let side = Side {
+            before: self.tgt0,
+            after: self.tgt,
+            slots: &self.t.landed,
+            named: self.req.to_slot,
+            adds: true,
+        };
+        side.check_slots(name, self.t.moved, TARGET_WORDS)
     }
 
     /// The target took all or nothing when it must, and its dry run agrees
@@ -1759,4 +1737,59 @@ fn kinds_never_merge_and_a_change_of_properties_keeps_every_types_count() {
             },
         )
         .unwrap();
+}
+
+/// One container of a transfer, as its slots are checked: before and
+/// after, the slots the outcome reports, the slot the request named, and
+/// whether items arrived (the target) or left (the source).
+struct Side<'a> {
+    before: &'a Contents,
+    after: &'a Contents,
+    slots: &'a [Landing],
+    named: Option<u32>,
+    adds: bool,
+}
+
+/// What a failed check of a side's slots says: another slot than the one
+/// named, a sum other than moved, other slots changed, slots of a slotless
+/// container.
+type SideWords = [&'static str; 4];
+
+const SOURCE_WORDS: SideWords = [
+    "drew from a slot other than the one named",
+    "from does not add up to moved",
+    "the source's slots changed other than from says",
+    "from names slots of a slotless source",
+];
+
+const TARGET_WORDS: SideWords = [
+    "landed in a slot other than the one named",
+    "landed does not add up to moved",
+    "the target's slots changed other than landed says",
+    "landed names slots of a slotless target",
+];
+
+impl Side<'_> {
+    /// The slots reported are those that changed, by `moved` in all.
+    fn check_slots(&self, name: &str, moved: u32, words: SideWords) -> Result<(), String> {
+        if self.before.rules().has_slots() {
+            if self
+                .slots
+                .iter()
+                .any(|l| self.named.is_some_and(|n| n != l.slot))
+            {
+                return Err(words[0].into());
+            }
+            let (want, sum) = apply_landings(&stacks(self.before), self.slots, name, self.adds)?;
+            if sum != u64::from(moved) {
+                return Err(words[1].into());
+            }
+            if stacks(self.after) != want {
+                return Err(words[2].into());
+            }
+        } else if !self.slots.is_empty() {
+            return Err(words[3].into());
+        }
+        Ok(())
+    }
 }

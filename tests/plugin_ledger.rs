@@ -1464,11 +1464,22 @@ impl MixTally {
 /// random adoptions, half of them naming a random store.
 fn order_layout(rng: &mut Rng, adoption_count: usize) -> Vec<Placed> {
     let n = 3 + rng.below(3);
+    random_layout(rng, n, adoption_count, 2)
+}
+
+/// `n` containers of random adoptions at random places, one in
+/// `store_one_in` naming a random other one as its store.
+fn random_layout(
+    rng: &mut Rng,
+    n: usize,
+    adoption_count: usize,
+    store_one_in: usize,
+) -> Vec<Placed> {
     (0..n)
         .map(|i| {
             let a = rng.below(adoption_count);
             let at = Vec3::new(rng.below(100) as f32, rng.below(100) as f32, 0.0);
-            let store = (rng.below(2) == 0)
+            let store = (rng.below(store_one_in) == 0)
                 .then(|| rng.below(n))
                 .filter(|&s| s != i);
             (a, at, store)
@@ -1656,16 +1667,7 @@ fn a_frame_answered_across_threads_equals_the_serial_answer() {
         let mut rng = Rng(0x7A2A_11E1 + round);
         // many containers, a few linked by stores
         let n = 400;
-        let layout: Vec<Placed> = (0..n)
-            .map(|i| {
-                let a = rng.below(adoption_count);
-                let at = Vec3::new(rng.below(100) as f32, rng.below(100) as f32, 0.0);
-                let store = (rng.below(10) == 0)
-                    .then(|| rng.below(n))
-                    .filter(|&s| s != i);
-                (a, at, store)
-            })
-            .collect();
+        let layout = random_layout(&mut rng, n, adoption_count, 10);
         let (mut serial, cs, by) = order_app(&layout);
         serial.insert_resource(ContainerParallelism::Serial);
         let mut apps: Vec<App> = threads
