@@ -440,7 +440,11 @@ impl Contents {
         if s >= self.slots.len() {
             self.set_slot_len(s + 1);
         }
-        self.size_used = self.size_used.plus(size.times(amount));
+        // most items have no size (a container without a budget): no
+        // 128-bit sum then
+        if size != Decimal::ZERO {
+            self.size_used = self.size_used.plus(size.times(amount));
+        }
         match &mut self.slots[s] {
             Some(stack) => {
                 stack.amount += amount;
@@ -481,7 +485,9 @@ impl Contents {
             self.slots[s] = None;
             self.occ.clear(slot);
         }
-        self.size_used = self.size_used.minus(size.times(n));
+        if size != Decimal::ZERO {
+            self.size_used = self.size_used.minus(size.times(n));
+        }
         (n, emptied)
     }
 

@@ -387,6 +387,19 @@ impl From<Option<Box<TakenKinds>>> for KindsTaken {
     }
 }
 
+impl KindsTaken {
+    /// The kinds of a take whose one portion, `amount` items from a slot,
+    /// carries `props` (not empty): what [`Taken::note_kind`] notes for it.
+    #[cold]
+    pub(crate) fn portion(props: Props, amount: u32) -> KindsTaken {
+        Some(Box::new(TakenKinds {
+            asked: None,
+            portions: vec![(props, amount)],
+        }))
+        .into()
+    }
+}
+
 impl Serialize for KindsTaken {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(s)

@@ -1,6 +1,7 @@
 //! Take: the game or the player asks for items (the guide's [`guide::requests`](crate::guide::requests)).
 
-use super::{Contents, ItemType, Kind, Landing, Props, Reason, Taken};
+use super::outcome::KindsTaken;
+use super::{Contents, ItemType, Kind, Landing, Landings, Props, Reason, Taken};
 use crate::decimal::Decimal;
 use crate::item::same_text;
 use crate::rules::DrawOrder;
@@ -118,19 +119,28 @@ impl Contents {
     /// hand; a plain stack's take never looks at properties).
     #[inline]
     fn take_stack(&mut self, id: ItemType, slot: u32, amount: u32, kind: Option<Props>) -> Taken {
-        let mut out = Taken::nothing(id, None, amount);
-        if amount == 0 {
-            return out;
+        let mut from = Landings::default();
+        let n = if amount == 0 {
+            0
+        } else {
+            let n = self.take_from_stack(&id, slot, amount);
+            from.push(Landing { slot, amount: n });
+            n
+        };
+        // built once, in its caller's place: an outcome filled in here and
+        // then returned was copied out (22 instructions of a take)
+        Taken {
+            item: id,
+            asked: amount,
+            taken: n,
+            shortfall: amount - n,
+            from,
+            refused: None,
+            kinds: match kind {
+                Some(p) if amount > 0 => KindsTaken::portion(p, n),
+                _ => KindsTaken::default(),
+            },
         }
-        let props = kind;
-        let n = self.take_from_stack(&out.item, slot, amount);
-        out.from.push(Landing { slot, amount: n });
-        if let Some(p) = props {
-            out.note_kind(&p, n, false);
-        }
-        out.taken = n;
-        out.shortfall = amount - n;
-        out
     }
 
     /// Takes up to `amount` (at least one) from the stack of `item` in
@@ -151,7 +161,7 @@ impl Contents {
         let (n, emptied) = self.remove_from_slot(slot, amount, size);
         if emptied {
             let at = self.by_type.at_slot(slot);
-            self.by_type.unindex(at, item.as_str(), &[slot]);
+            self.by_type.unindex_one(at, item.as_str(), slot);
         }
         n
     }
