@@ -536,52 +536,6 @@ fn frames_are_written_without_a_flush_while_they_come_and_after_a_pause() {
     assert_same(&file_snapshot(&db), &expected, "written without a flush");
 }
 
-#[test]
-fn at_a_steady_pace_the_writer_looks_for_each_frame_once() {
-    // frames every 40 ms, never flushed: the writer's naps would look at an
-    // empty queue about seven times between two frames (every 5 ms), each
-    // look a moment of a core taken from the game; it looks for each frame
-    // just after it is expected instead (a look that comes too early, on a
-    // busy machine, is followed by a nap: at most a few empty looks a frame)
-    let dir = folder("steady-pace");
-    let db = ContainerDatabase::open(dir.join("world.db")).expect("new");
-    let mut app = app(&dir, Some(db));
-    spawn_world(app.world_mut());
-    until_ready(&mut app);
-    // a pickup that moves every frame: each frame hands over a change
-    let pickup = app
-        .world_mut()
-        .spawn((
-            LoosePickup {
-                item: "berries".into(),
-                amount: 3,
-                props: Props::EMPTY,
-            },
-            Transform::default(),
-        ))
-        .id();
-    app.update();
-    written_without_flush(&app, "before the paced frames");
-    let before = app.world().resource::<DatabaseWriter>().stats();
-    const FRAMES: u64 = 20;
-    for k in 1..=FRAMES {
-        let mut at = app
-            .world_mut()
-            .get_mut::<Transform>(pickup)
-            .expect("the pickup");
-        at.translation.x = k as f32;
-        app.update();
-        std::thread::sleep(Duration::from_millis(40));
-    }
-    written_without_flush(&app, "at a steady pace");
-    let after = app.world().resource::<DatabaseWriter>().stats();
-    let looks = after.empty_looks - before.empty_looks;
-    assert!(
-        looks < 3 * FRAMES,
-        "{looks} empty looks over {FRAMES} frames 40 ms apart: the writer looks at its own pace, not the game's"
-    );
-}
-
 /// Waits (up to 10 s, never flushing) until the writer has written every
 /// frame handed over; fails saying `when` otherwise.
 fn written_without_flush(app: &App, when: &str) {

@@ -3,7 +3,6 @@
 //! and no world: the stores (`sqlite`, `postgres`) turn rows into their
 //! statements, the world side (`world`) fills the batches.
 
-pub(crate) mod cadence;
 pub(crate) mod error;
 pub(crate) mod rows;
 pub(crate) mod scheduling;

@@ -4,10 +4,9 @@
 /// How the operating system schedules the database's writer thread beside
 /// the game's threads ([`ContainerDatabase::scheduling`](crate::persist::ContainerDatabase::scheduling)).
 ///
-/// While frames keep coming the writer wakes to take each one just after
-/// it is expected (at the game's pace), or every few milliseconds when the
-/// pace is irregular; after a tenth of a second without a frame it sleeps
-/// until the next frame that changed anything wakes it. Under Linux's default
+/// While frames keep coming the writer wakes every few milliseconds to
+/// take them; after a tenth of a second without one it sleeps until the
+/// next frame that changed anything wakes it. Under Linux's default
 /// policy a woken thread may take a running thread's core at once; when
 /// that is the game thread's core, the game thread waits, in the middle
 /// of its frame, until the kernel gives it a core again. On two cores

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use bevy::log::warn;
 
 use crate::contents::{SaveHead, Stack};
-use crate::persist::frame::cadence::Cadence;
 use crate::persist::frame::error::DatabaseError;
 use crate::persist::frame::rows::{MailRow, PickupRow};
 use crate::persist::frame::scheduling::WriterScheduling;
@@ -139,11 +138,6 @@ pub struct WriterStats {
     pub disconnects: u64,
     /// Times the writer connected again after losing its connection.
     pub reconnects: u64,
-    /// Times the writer woke from a nap and found no frame. While frames
-    /// come at a steady pace it looks for each just after it is expected,
-    /// so this stays below the frames written; every look is a moment of a
-    /// core taken from the game.
-    pub empty_looks: u64,
 }
 
 impl WriterStats {
@@ -187,17 +181,12 @@ struct Queue {
     /// wakes it. While frames keep coming the writer naps instead (see
     /// [`NAP`]) and no frame wakes it.
     idle: bool,
-    /// When frames were handed over: the writer's first look after a
-    /// write is due just after the next one.
-    cadence: Cadence,
 }
 
 /// How long the writer naps between looks at the queue while frames keep
-/// coming, after its first look (which is due just after the next frame is
-/// expected, see [`Cadence`]): it takes the frames handed over meanwhile
-/// when it wakes, so the game thread does not wake it. Waking a sleeping
-/// thread is a system call and, when the thread sleeps on another core, a
-/// signal between cores:
+/// coming: it takes the frames handed over meanwhile when it wakes, so the
+/// game thread does not wake it. Waking a sleeping thread is a system call
+/// and, when the thread sleeps on another core, a signal between cores:
 /// on this project's two-core machine the hand-over's send took a median
 /// of 27 us of the game thread's frame with the wake and 2 us without
 /// (`examples/perf`, systems on the task pool; 7.8 against 3.5 us with
@@ -356,7 +345,6 @@ impl Handle {
             return;
         }
         queue.batches.push(batch);
-        queue.cadence.handed(Instant::now());
         self.handed = frame;
         // only an idle writer is woken, once: a napping one takes the frame
         // when it wakes
@@ -564,23 +552,15 @@ impl Writer<'_> {
     fn take(&self) -> Option<Vec<Batch>> {
         let mut queue = self.shared.queue();
         let mut naps = 0;
-        let mut empty_looks = 0;
         while queue.batches.is_empty() && !queue.closed {
             if naps < NAPS_BEFORE_IDLE {
-                // the first look is due just after the next frame comes,
-                // between the game's frames
-                let nap = match naps {
-                    0 => queue.cadence.next_look(Instant::now(), NAP),
-                    _ => NAP,
-                };
                 naps += 1;
                 queue = self
                     .shared
                     .work
-                    .wait_timeout(queue, nap)
+                    .wait_timeout(queue, NAP)
                     .unwrap_or_else(PoisonError::into_inner)
                     .0;
-                empty_looks += u64::from(queue.batches.is_empty() && !queue.closed);
                 continue;
             }
             queue.idle = true;
@@ -593,9 +573,6 @@ impl Writer<'_> {
         queue.idle = false;
         let batches = std::mem::take(&mut queue.batches);
         drop(queue);
-        if empty_looks > 0 {
-            self.shared.lock().stats.empty_looks += empty_looks;
-        }
         self.shared.room.notify_all();
         (!batches.is_empty()).then_some(batches)
     }
