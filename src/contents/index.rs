@@ -305,19 +305,6 @@ impl TypeIndex {
         }
     }
 
-    /// Removes `emptied` (ascending) from the slots of the type numbered
-    /// `at` (or named `item` when the number is not known). An emptied type
-    /// keeps its entry, so it is not numbered again when it comes back:
-    /// always when it has a row (the rules bound how many such types there
-    /// are), else until the index holds [`KEEP_EMPTY_TYPES`] types.
-    #[inline(never)]
-    pub(crate) fn unindex(&mut self, at: Option<u32>, item: &str, emptied: &[u32]) {
-        let Some(at) = at.or_else(|| self.find(item).map(|(i, _)| i)) else {
-            return;
-        };
-        self.unindex_at(at, item, emptied);
-    }
-
     /// Removes `slot`, just emptied, from the slots of the type numbered
     /// `at`: [`TypeIndex::unindex`] of one slot, whose common case (a
     /// narrow index, the type still held elsewhere) is a few
@@ -341,8 +328,16 @@ impl TypeIndex {
         self.unindex(at, item, &[slot]);
     }
 
-    /// [`TypeIndex::unindex`] of the type numbered `at`.
-    fn unindex_at(&mut self, at: u32, item: &str, emptied: &[u32]) {
+    /// Removes `emptied` (ascending) from the slots of the type numbered
+    /// `at` (or named `item` when the number is not known). An emptied type
+    /// keeps its entry, so it is not numbered again when it comes back:
+    /// always when it has a row (the rules bound how many such types there
+    /// are), else until the index holds [`KEEP_EMPTY_TYPES`] types.
+    #[inline(never)]
+    pub(crate) fn unindex(&mut self, at: Option<u32>, item: &str, emptied: &[u32]) {
+        let Some(at) = at.or_else(|| self.find(item).map(|(i, _)| i)) else {
+            return;
+        };
         if !self.wide {
             if emptied.is_empty() {
                 return;
