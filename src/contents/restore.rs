@@ -211,6 +211,7 @@ impl Contents {
     }
 
     /// What [`Contents::save`] needs, its stacks pushed onto `stacks`.
+    #[inline]
     pub(crate) fn save_head(&self, stacks: &mut Vec<(u32, Stack)>) -> SaveHead {
         let start = stacks.len();
         let slot_len = self.saved_slot_len();

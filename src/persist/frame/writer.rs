@@ -85,7 +85,18 @@ impl Batch {
     }
 
     /// The place of `adoption` in the batch's list, added when new.
+    #[inline]
     pub(crate) fn adoption(&mut self, adoption: &Arc<AdoptionRef>) -> usize {
+        // a frame's containers mostly share one adoption: the last named
+        match self.adoptions.last() {
+            Some(last) if Arc::ptr_eq(last, adoption) => self.adoptions.len() - 1,
+            _ => self.find_adoption(adoption),
+        }
+    }
+
+    /// [`Batch::adoption`] past the last named: found, or added.
+    #[inline(never)]
+    fn find_adoption(&mut self, adoption: &Arc<AdoptionRef>) -> usize {
         match self.adoptions.iter().position(|a| Arc::ptr_eq(a, adoption)) {
             Some(at) => at,
             None => {

@@ -27,7 +27,9 @@ use crate::persist::world::stopped::{
     PersistenceStopped, ServerReplaced, is_replaced, let_go_of_everything,
 };
 use crate::persist::world::tracked::{Entry, Table, Tracked, Written};
-use crate::plugin::{Container, ContainerContents, DespawnPolicy, LoosePickup, OverflowStore};
+use crate::plugin::{
+    AdoptionAsset, Container, ContainerContents, DespawnPolicy, LoosePickup, OverflowStore,
+};
 
 /// Persisted containers.
 type Persisted = (With<ContainerContents>, With<PersistentId>);
@@ -558,8 +560,8 @@ fn write_container(
     let handle = container.adoption.id();
     let adoption = match &entry.adoption {
         Some(w)
-            if w.handle == handle
-                && w.stamp == stamp
+            if w.stamp == stamp
+                && same_asset(w.handle, handle)
                 && Arc::ptr_eq(&w.adoption.rules, engine.rules()) =>
         {
             batch.adoption(&w.adoption)
@@ -597,6 +599,19 @@ fn write_container(
         batch.frame,
         contents.slots()
     );
+}
+
+/// Whether two ids name one asset: `AssetId`'s own `==` goes through a
+/// conversion of each side, a tenth of a container's hand-over.
+#[inline]
+fn same_asset(a: AssetId<AdoptionAsset>, b: AssetId<AdoptionAsset>) -> bool {
+    match (a, b) {
+        (AssetId::Index { index: a, .. }, AssetId::Index { index: b, .. }) => {
+            a.to_bits() == b.to_bits()
+        }
+        (AssetId::Uuid { uuid: a }, AssetId::Uuid { uuid: b }) => a == b,
+        _ => false,
+    }
 }
 
 /// Deletes `entry`'s row and names the entity under a new key in `table`:
