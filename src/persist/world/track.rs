@@ -3,6 +3,7 @@
 //! game thread only copies what a save needs (a few words and the occupied
 //! stacks, into one list for the whole frame); the writer makes the saves.
 
+use std::num::NonZeroU64;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -12,7 +13,7 @@ use bevy::prelude::*;
 use crate::persist::frame::error::DatabaseError;
 use crate::persist::frame::rows::{LONGEST_ID, PickupRow, id_fits};
 use crate::persist::frame::writer::HandOverStages;
-use crate::persist::frame::writer::{Batch, ContainerWrite};
+use crate::persist::frame::writer::{AdoptionRef, Batch, ContainerWrite};
 use crate::persist::servers::mail::Mailbox;
 use crate::persist::servers::ownership::Arrivals;
 use crate::persist::servers::ownership::put_back;
@@ -567,21 +568,9 @@ fn write_container(
             batch.adoption(&w.adoption)
         }
         _ => {
-            let Some(id) = contents.adoption() else {
+            let Some(adoption) = name_adoption(tracked, e, contents, container, stamp) else {
                 return;
             };
-            let path = container
-                .adoption
-                .path()
-                .map_or_else(|| id.path.clone(), |p| p.to_string());
-            let adoption = tracked.adoption(path, id, engine.rules());
-            if let Some(entry) = tracked.ids.get_mut(&e) {
-                entry.adoption = Some(Written {
-                    handle,
-                    stamp,
-                    adoption: adoption.clone(),
-                });
-            }
             batch.adoption(&adoption)
         }
     };
@@ -599,6 +588,33 @@ fn write_container(
         batch.frame,
         contents.slots()
     );
+}
+
+/// The adoption `e` is written under from now on (its first write, or its
+/// adoption changed), kept in its entry; out of [`write_container`]'s line,
+/// which most frames need only for containers written before.
+#[inline(never)]
+fn name_adoption(
+    tracked: &mut Tracked,
+    e: Entity,
+    contents: &ContainerContents,
+    container: &Container,
+    stamp: NonZeroU64,
+) -> Option<Arc<AdoptionRef>> {
+    let id = contents.adoption()?;
+    let rules = contents.engine()?.rules();
+    let path = container
+        .adoption
+        .path()
+        .map_or_else(|| id.path.clone(), |p| p.to_string());
+    let adoption = tracked.adoption(path, id, rules);
+    let entry = tracked.ids.get_mut(&e)?;
+    entry.adoption = Some(Written {
+        handle: container.adoption.id(),
+        stamp,
+        adoption: adoption.clone(),
+    });
+    Some(adoption)
 }
 
 /// Whether two ids name one asset: `AssetId`'s own `==` goes through a
