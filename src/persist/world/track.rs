@@ -702,6 +702,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn same_asset_tells_ids_apart_as_their_own_equality_does() {
+        use bevy::asset::AssetIndex;
+        let index = |bits: u64| AssetId::<AdoptionAsset>::Index {
+            index: AssetIndex::from_bits(bits),
+            marker: std::marker::PhantomData,
+        };
+        let uuid = |n: u128| AssetId::<AdoptionAsset>::Uuid {
+            uuid: bevy::asset::uuid::Uuid::from_u128(n),
+        };
+        // another generation of one index is another asset
+        let ids = [index(7), index(7 | 1 << 32), index(8), uuid(7), uuid(8)];
+        for a in ids {
+            for b in ids {
+                assert_eq!(same_asset(a, b), a == b, "{a:?} and {b:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_container_written_takes_one_cache_line_of_the_batch() {
         // the hand-over writes one of these per changed container, into
         // memory the writer thread reads: each line costs the game thread
