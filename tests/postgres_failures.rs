@@ -684,6 +684,27 @@ fn the_operators_tool_claims_and_audits() {
     let audit = operator::audit(&url).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(audit.problems.len(), 1, "{audit:?}");
     assert!(audit.problems[0].contains("gone-bag"), "{audit:?}");
+    // a schema changed by hand: a cell the tool cannot read is a problem
+    // named with its row, or an error naming the database, never a panic
+    c.batch_execute(
+        "ALTER TABLE pickups ALTER COLUMN props DROP NOT NULL;
+         INSERT INTO pickups (id, owner, epoch, item, amount, props, x, y, z)
+           VALUES ('odd-pickup', 'gone', 1, 'berries', 1, NULL, 0, 0, 0);
+         ALTER TABLE servers ALTER COLUMN generation DROP NOT NULL;
+         UPDATE servers SET generation = NULL WHERE id = 'gone'",
+    )
+    .expect("changes the schema");
+    let audit = operator::audit(&url).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(audit.problems.len(), 2, "{audit:?}");
+    assert!(
+        audit.problems[1].contains("pickups") && audit.problems[1].contains("odd-pickup"),
+        "{audit:?}"
+    );
+    let refused = operator::status(&url).expect_err("a server's cell it cannot read");
+    assert!(
+        refused.to_string().contains("a damaged one") && refused.to_string().contains("NULL"),
+        "{refused}"
+    );
 }
 
 #[test]

@@ -286,8 +286,8 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
         let known: Vec<String> = client
             .query("SELECT id FROM servers ORDER BY id", &[])?
             .iter()
-            .map(|r| r.get(0))
-            .collect();
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()?;
         Ok((letters, known))
     });
     match read {

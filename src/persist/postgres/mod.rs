@@ -165,14 +165,16 @@ fn load(
         )
         .map_err(e)?
         .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()
+        .map_err(e)?;
     let servers = tx
         .query("SELECT id FROM servers ORDER BY id", &[])
         .map_err(e)?
         .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()
+        .map_err(e)?;
     tx.commit().map_err(e)?;
     let arrived = containers
         .iter()
@@ -298,7 +300,7 @@ impl PostgresStore {
                AND NOT EXISTS (SELECT 1 FROM pickups AS p WHERE p.id = u.id AND p.owner = $3 AND p.epoch = u.epoch)",
             &[&ids, &epochs, &self.server.as_str()],
         )?;
-        Ok(found.iter().map(|r| r.get(0)).collect())
+        found.iter().map(|r| r.try_get(0)).collect()
     }
 }
 
@@ -427,7 +429,11 @@ impl Store for PostgresStore {
                 &[&ids, &self.server.as_str()],
             )
             .map_err(|e| schema::error(&self.name, &e))?;
-        let mine: HashMap<String, i64> = found.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let mine: HashMap<String, i64> = found
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect::<Result<_, postgres::Error>>()
+            .map_err(|e| schema::error(&self.name, &e))?;
         let mut epochs = lock(&self.epochs);
         for id in ids {
             match mine.get(id) {
@@ -457,14 +463,14 @@ impl Store for PostgresStore {
             .query("SELECT id, epoch, adoption, contents, store, owner FROM containers WHERE id = ANY($1) ORDER BY id", &[&ids])
             .map_err(e)?;
         let (mine, others): (Vec<Row>, Vec<Row>) =
-            found.into_iter().partition(|r| r.get::<_, String>(5) == me);
+            found.into_iter().partition(|r| owned_by(r, 5, me));
         out.containers = container_rows(&mine, &name, &self.epochs)?;
         let found = self
             .client
             .query("SELECT id, epoch, item, amount, props, x, y, z, owner FROM pickups WHERE id = ANY($1) ORDER BY id", &[&ids])
             .map_err(e)?;
         let (mine_p, others_p): (Vec<Row>, Vec<Row>) =
-            found.into_iter().partition(|r| r.get::<_, String>(8) == me);
+            found.into_iter().partition(|r| owned_by(r, 8, me));
         out.pickups = pickup_rows(&mine_p, &name, &self.epochs)?;
         seen.extend(out.containers.iter().map(|c| c.id.clone()));
         seen.extend(out.pickups.iter().map(|p| p.id.clone()));
@@ -474,12 +480,12 @@ impl Store for PostgresStore {
             .map(|r| (r, 5))
             .chain(others_p.iter().map(|r| (r, 8)))
         {
-            let id: String = r.get(0);
+            let id: String = r.try_get(0).map_err(e)?;
             epochs.remove(&id);
             seen.insert(id.clone());
             out.others.push(Lost {
                 id,
-                owner: Some(ServerId::new(r.get::<_, String>(owner_at))),
+                owner: r.try_get::<_, String>(owner_at).ok().map(ServerId::new),
             });
         }
         for id in ids {
@@ -490,6 +496,12 @@ impl Store for PostgresStore {
         }
         Ok(out)
     }
+}
+
+/// Whether the row's column `at` (its owner) names `me`; an owner that
+/// cannot be read (a schema changed by hand) is not `me`.
+fn owned_by(row: &Row, at: usize, me: &str) -> bool {
+    row.try_get::<_, &str>(at).is_ok_and(|owner| owner == me)
 }
 
 impl PostgresStore {
@@ -517,7 +529,10 @@ impl PostgresStore {
                 &[&lost],
             )
             .unwrap_or_default();
-        let owners: HashMap<String, String> = found.iter().map(|r| (r.get(0), r.get(1))).collect();
+        let owners: HashMap<String, String> = found
+            .iter()
+            .filter_map(|r| Some((r.try_get(0).ok()?, r.try_get(1).ok()?)))
+            .collect();
         lost.into_iter()
             .map(|id| Lost {
                 owner: owners.get(&id).map(|o| ServerId::new(o.clone())),

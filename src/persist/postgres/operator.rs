@@ -131,15 +131,18 @@ pub fn status(url: &str) -> Result<Status, DatabaseError> {
         )
         .map_err(e)?
         .iter()
-        .map(|r| ServerStatus {
-            id: r.get(0),
-            frame: r.get::<_, i64>(1).max(0) as u64,
-            generation: r.get(2),
-            containers: r.get::<_, i64>(3).max(0) as u64,
-            pickups: r.get::<_, i64>(4).max(0) as u64,
-            running: r.get(5),
+        .map(|r| {
+            Ok(ServerStatus {
+                id: r.try_get(0)?,
+                frame: r.try_get::<_, i64>(1)?.max(0) as u64,
+                generation: r.try_get(2)?,
+                containers: r.try_get::<_, i64>(3)?.max(0) as u64,
+                pickups: r.try_get::<_, i64>(4)?.max(0) as u64,
+                running: r.try_get(5)?,
+            })
         })
-        .collect();
+        .collect::<Result<_, postgres::Error>>()
+        .map_err(e)?;
     let count = |client: &mut Client, sql: &str| -> Result<u64, DatabaseError> {
         client
             .query_one(sql, &[])
@@ -158,8 +161,9 @@ pub fn status(url: &str) -> Result<Status, DatabaseError> {
         )
         .map_err(e)?
         .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .collect::<Result<_, postgres::Error>>()
+        .map_err(e)?;
     Ok(Status {
         schema,
         servers,
@@ -185,13 +189,24 @@ pub fn audit(url: &str) -> Result<Audit, DatabaseError> {
         .query("SELECT id, owner, adoption, contents, store, owner IN (SELECT id FROM servers) FROM containers ORDER BY id", &[])
         .map_err(e)?
     {
-        let id: String = r.get(0);
-        if !r.get::<_, bool>(5) {
-            out.problems.push(format!("table containers, row \"{id}\": owned by \"{}\", a server the database does not know; claim it (bevy-container db claim URL --from {} --to SERVER)", r.get::<_, String>(1), r.get::<_, String>(1)));
-        }
-        let text: String = r.get(3);
-        match rows::container(id.clone(), r.get(2), &text, r.get(4)) {
-            Ok(_) => count_save(&text, &mut out.containers),
+        let id: String = r.try_get(0).unwrap_or_default();
+        let col = |e: postgres::Error| schema::describe(&e);
+        let read = (|| -> Result<String, String> {
+            if !r.try_get::<_, bool>(5).map_err(col)? {
+                let owner: String = r.try_get(1).map_err(col)?;
+                out.problems.push(format!("table containers, row \"{id}\": owned by \"{owner}\", a server the database does not know; claim it (bevy-container db claim URL --from {owner} --to SERVER)"));
+            }
+            let text: String = r.try_get(3).map_err(col)?;
+            rows::container(
+                id.clone(),
+                r.try_get(2).map_err(col)?,
+                &text,
+                r.try_get(4).map_err(col)?,
+            )?;
+            Ok(text)
+        })();
+        match read {
+            Ok(text) => count_save(&text, &mut out.containers),
             Err(m) => out.problems.push(rows::row_error(&name, "containers", &id, m).to_string()),
         }
     }
@@ -202,15 +217,23 @@ pub fn audit(url: &str) -> Result<Audit, DatabaseError> {
         )
         .map_err(e)?
     {
-        let id: String = r.get(0);
-        let props: String = r.get(3);
-        match rows::pickup(
-            id.clone(),
-            r.get(1),
-            r.get(2),
-            &props,
-            [r.get(4), r.get(5), r.get(6)],
-        ) {
+        let id: String = r.try_get(0).unwrap_or_default();
+        let col = |e: postgres::Error| schema::describe(&e);
+        let read = (|| -> Result<_, String> {
+            let props: String = r.try_get(3).map_err(col)?;
+            rows::pickup(
+                id.clone(),
+                r.try_get(1).map_err(col)?,
+                r.try_get(2).map_err(col)?,
+                &props,
+                [
+                    r.try_get(4).map_err(col)?,
+                    r.try_get(5).map_err(col)?,
+                    r.try_get(6).map_err(col)?,
+                ],
+            )
+        })();
+        match read {
             Ok(p) => *out.pickups.entry(p.item).or_default() += u64::from(p.amount),
             Err(m) => out
                 .problems

@@ -120,6 +120,11 @@ pub(super) fn error(name: &str, e: &postgres::Error) -> DatabaseError {
             DatabaseError::Damaged { path, message }
         }
         Some(_) => DatabaseError::Open { path, message },
+        // a cell the crate's schema does not allow (a null, another type):
+        // the schema was changed by hand, not the connection lost
+        None if e.to_string().starts_with("error deserializing column") => {
+            DatabaseError::Damaged { path, message }
+        }
         None => DatabaseError::Connect { path, message },
     }
 }
@@ -293,8 +298,9 @@ pub(super) fn migrate(client: &mut Client, name: &str) -> Result<(), DatabaseErr
         )
         .map_err(e)?
         .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()
+        .map_err(e)?;
     let version: i64 = if tables.iter().any(|t| t == "container_schema") {
         tx.query_one("SELECT version FROM container_schema", &[])
             .and_then(|r| r.try_get(0))

@@ -114,7 +114,8 @@ fn columns<'a>(list: &[&'a ContainerPut<'a>]) -> Columns<'a> {
 
 /// The ids of `expected` that `returned` lacks.
 fn missing<'a>(expected: &[&'a str], returned: &[postgres::Row]) -> Vec<&'a str> {
-    let back: std::collections::HashSet<String> = returned.iter().map(|r| r.get(0)).collect();
+    let back: std::collections::HashSet<String> =
+        returned.iter().filter_map(|r| r.try_get(0).ok()).collect();
     expected
         .iter()
         .copied()
@@ -254,7 +255,7 @@ impl Frame<'_> {
             .extend(missing(&ids, &back).into_iter().map(str::to_string));
         if table == "containers" {
             self.deleted
-                .extend(back.iter().map(|r| r.get::<_, String>(0)));
+                .extend(back.iter().filter_map(|r| r.try_get::<_, String>(0).ok()));
         }
         Ok(back.len() as u64)
     }
