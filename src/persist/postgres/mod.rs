@@ -202,16 +202,8 @@ pub(super) fn container_rows(
     for row in found {
         let id: String = row.try_get(0).unwrap_or_default();
         let read = (|| -> Result<(ContainerRow, i64), String> {
-            let col = |e: postgres::Error| schema::describe(&e);
-            let epoch: i64 = row.try_get(1).map_err(col)?;
-            let text: String = row.try_get(3).map_err(col)?;
-            let c = rows::container(
-                id.clone(),
-                row.try_get(2).map_err(col)?,
-                &text,
-                row.try_get(4).map_err(col)?,
-            )?;
-            Ok((c, epoch))
+            let epoch: i64 = row.try_get(1).map_err(|e| schema::describe(&e))?;
+            Ok((container_cells(row, id.clone())?, epoch))
         })();
         let (c, epoch) = read.map_err(|m| row_error(name, "containers", &id, m))?;
         lock(epochs).insert(c.id.clone(), epoch);
@@ -231,21 +223,8 @@ fn pickup_rows(
     for row in found {
         let id: String = row.try_get(0).unwrap_or_default();
         let read = (|| -> Result<(PickupRow, i64), String> {
-            let col = |e: postgres::Error| schema::describe(&e);
-            let epoch: i64 = row.try_get(1).map_err(col)?;
-            let props: String = row.try_get(4).map_err(col)?;
-            let p = rows::pickup(
-                id.clone(),
-                row.try_get(2).map_err(col)?,
-                row.try_get(3).map_err(col)?,
-                &props,
-                [
-                    row.try_get(5).map_err(col)?,
-                    row.try_get(6).map_err(col)?,
-                    row.try_get(7).map_err(col)?,
-                ],
-            )?;
-            Ok((p, epoch))
+            let epoch: i64 = row.try_get(1).map_err(|e| schema::describe(&e))?;
+            Ok((pickup_cells(row, id.clone(), 2)?, epoch))
         })();
         let (p, epoch) = read.map_err(|m| row_error(name, "pickups", &id, m))?;
         lock(epochs).insert(p.id.clone(), epoch);
@@ -496,6 +475,39 @@ impl Store for PostgresStore {
         }
         Ok(out)
     }
+}
+
+/// The container `id` of a row whose adoption, contents and store are
+/// columns 2, 3 and 4, checked as a load checks it; a cell that cannot be
+/// read (a schema changed by hand) is an error too.
+pub(super) fn container_cells(row: &Row, id: String) -> Result<ContainerRow, String> {
+    let col = |e: postgres::Error| schema::describe(&e);
+    let text: String = row.try_get(3).map_err(col)?;
+    rows::container(
+        id,
+        row.try_get(2).map_err(col)?,
+        &text,
+        row.try_get(4).map_err(col)?,
+    )
+}
+
+/// The pickup `id` of a row whose item, amount, props, x, y and z are
+/// the six columns from `item` on, checked as a load checks it; a cell
+/// that cannot be read (a schema changed by hand) is an error too.
+pub(super) fn pickup_cells(row: &Row, id: String, item: usize) -> Result<PickupRow, String> {
+    let col = |e: postgres::Error| schema::describe(&e);
+    let props: String = row.try_get(item + 2).map_err(col)?;
+    rows::pickup(
+        id,
+        row.try_get(item).map_err(col)?,
+        row.try_get(item + 1).map_err(col)?,
+        &props,
+        [
+            row.try_get(item + 3).map_err(col)?,
+            row.try_get(item + 4).map_err(col)?,
+            row.try_get(item + 5).map_err(col)?,
+        ],
+    )
 }
 
 /// Whether the row's column `at` (its owner) names `me`; an owner that

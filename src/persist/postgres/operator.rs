@@ -7,9 +7,8 @@ use std::collections::BTreeMap;
 use postgres::{Client, Config, NoTls};
 
 use super::schema;
-use crate::adoption::Format;
 use crate::persist::frame::error::{DatabaseError, hide_password};
-use crate::persist::frame::rows;
+use crate::persist::frame::rows::{self, ContainerRow};
 use crate::persist::servers::ServerId;
 use crate::save::SavedContents;
 
@@ -191,22 +190,15 @@ pub fn audit(url: &str) -> Result<Audit, DatabaseError> {
     {
         let id: String = r.try_get(0).unwrap_or_default();
         let col = |e: postgres::Error| schema::describe(&e);
-        let read = (|| -> Result<String, String> {
+        let read = (|| -> Result<ContainerRow, String> {
             if !r.try_get::<_, bool>(5).map_err(col)? {
                 let owner: String = r.try_get(1).map_err(col)?;
                 out.problems.push(format!("table containers, row \"{id}\": owned by \"{owner}\", a server the database does not know; claim it (bevy-container db claim URL --from {owner} --to SERVER)"));
             }
-            let text: String = r.try_get(3).map_err(col)?;
-            rows::container(
-                id.clone(),
-                r.try_get(2).map_err(col)?,
-                &text,
-                r.try_get(4).map_err(col)?,
-            )?;
-            Ok(text)
+            super::container_cells(&r, id.clone())
         })();
         match read {
-            Ok(text) => count_save(&text, &mut out.containers),
+            Ok(row) => count_save(&row.contents, &mut out.containers),
             Err(m) => out.problems.push(rows::row_error(&name, "containers", &id, m).to_string()),
         }
     }
@@ -218,22 +210,7 @@ pub fn audit(url: &str) -> Result<Audit, DatabaseError> {
         .map_err(e)?
     {
         let id: String = r.try_get(0).unwrap_or_default();
-        let col = |e: postgres::Error| schema::describe(&e);
-        let read = (|| -> Result<_, String> {
-            let props: String = r.try_get(3).map_err(col)?;
-            rows::pickup(
-                id.clone(),
-                r.try_get(1).map_err(col)?,
-                r.try_get(2).map_err(col)?,
-                &props,
-                [
-                    r.try_get(4).map_err(col)?,
-                    r.try_get(5).map_err(col)?,
-                    r.try_get(6).map_err(col)?,
-                ],
-            )
-        })();
-        match read {
+        match super::pickup_cells(&r, id.clone(), 1) {
             Ok(p) => *out.pickups.entry(p.item).or_default() += u64::from(p.amount),
             Err(m) => out
                 .problems
@@ -257,11 +234,9 @@ pub fn audit(url: &str) -> Result<Audit, DatabaseError> {
 }
 
 /// The items of a save, counted (the save was checked).
-fn count_save(text: &str, counts: &mut Counts) {
-    if let Ok(saved) = SavedContents::read(text.as_bytes(), Format::Json) {
-        for s in saved.slots.iter().flatten().chain(&saved.holdings) {
-            *counts.entry(s.item.clone()).or_default() += u64::from(s.amount);
-        }
+fn count_save(saved: &SavedContents, counts: &mut Counts) {
+    for s in saved.slots.iter().flatten().chain(&saved.holdings) {
+        *counts.entry(s.item.clone()).or_default() += u64::from(s.amount);
     }
 }
 
