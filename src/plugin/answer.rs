@@ -183,6 +183,7 @@ impl Touches for Delivered {
     fn changed(&self) -> bool {
         self.accepted > 0
     }
+    #[inline]
     fn refresh(&self, m: &mut Mirror, e: &Contents) {
         m.refresh_slots(e, self.item.as_str(), self.landed.iter().map(|l| l.slot));
     }
@@ -192,6 +193,7 @@ impl Touches for Taken {
     fn changed(&self) -> bool {
         self.taken > 0
     }
+    #[inline]
     fn refresh(&self, m: &mut Mirror, e: &Contents) {
         m.refresh_slots(e, self.item.as_str(), self.from.iter().map(|l| l.slot));
     }

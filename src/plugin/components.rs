@@ -363,10 +363,44 @@ impl Mirror {
     /// Updates the mirror after a delivery, a take or a transfer of `item`:
     /// only the slots it touched, so a big container's mirror costs nothing
     /// per request. A delivery or a take never changes the kind of a slot
-    /// that stays occupied, so an occupied entry only needs its amount. A
-    /// slotless container rewrites only `item`'s entries (one per kind;
-    /// entries are in kind order, so a type's kinds sit together).
+    /// that stays occupied, so an occupied entry only needs its amount: a
+    /// slotted container without a size budget whose touched slots stayed
+    /// occupied (most requests) is answered here, in the caller's line;
+    /// everything else in [`Self::refresh_slots_fully`].
+    #[inline]
     pub(crate) fn refresh_slots(
+        &mut self,
+        e: &Contents,
+        item: &str,
+        touched: impl IntoIterator<Item = u32> + Clone,
+    ) {
+        let len = e.slot_len();
+        let plain = !e.rules().has_budget()
+            && e.rules().has_slots()
+            && self.slots.len() == len
+            && self.props.len() == len;
+        if plain
+            && touched.clone().into_iter().all(|s| {
+                match (self.slots.get_mut(s as usize), e.stack(s)) {
+                    (Some(Some((_, n))), Some(st)) => {
+                        *n = st.amount;
+                        true
+                    }
+                    _ => false,
+                }
+            })
+        {
+            return;
+        }
+        self.refresh_slots_fully(e, item, touched);
+    }
+
+    /// [`Self::refresh_slots`] for any container and any touched slot: the
+    /// size used, a slotless container's entries of `item` (one per kind;
+    /// entries are in kind order, so a type's kinds sit together), a slot
+    /// count that changed, and slots emptied or newly filled.
+    #[inline(never)]
+    fn refresh_slots_fully(
         &mut self,
         e: &Contents,
         item: &str,
