@@ -88,14 +88,25 @@ fn app(assets: &Path, db: ContainerDatabase) -> App {
 }
 
 /// Opens the database as `server`, waiting for a killed predecessor's
-/// session (and its lock) to end.
+/// session (and its lock) to end, and trying again, as an orchestrator
+/// restarts a server whose start failed, when the open lost its
+/// connection: a cluster being failed over, or a machine so loaded that
+/// the open's transaction sat idle past `idle_in_transaction_session_timeout`
+/// (three loaded runs of eight ended so before this). An open that fails
+/// leaves nothing behind, so the totals checked after still hold every
+/// item.
 fn open(url: &str, server: &str) -> ContainerDatabase {
     let since = Instant::now();
     loop {
+        let in_time = since.elapsed() < Duration::from_secs(30);
         match ContainerDatabase::open_as(url, ServerId::new(server)) {
             Ok(db) => return db,
-            Err(DatabaseError::ServerInUse { .. }) if since.elapsed() < Duration::from_secs(20) => {
+            Err(DatabaseError::ServerInUse { .. }) if in_time => {
                 std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e @ (DatabaseError::Open { .. } | DatabaseError::Connect { .. })) if in_time => {
+                eprintln!("{server} opens again after: {e}");
+                std::thread::sleep(Duration::from_millis(100));
             }
             Err(e) => panic!("{server} opens: {e}"),
         }
