@@ -304,10 +304,7 @@ pub(super) fn migrate(client: &mut Client, name: &str) -> Result<(), DatabaseErr
     let version: i64 = if tables.iter().any(|t| t == "container_schema") {
         tx.query_one("SELECT version FROM container_schema", &[])
             .and_then(|r| r.try_get(0))
-            .map_err(|err| DatabaseError::Damaged {
-                path: name.to_string(),
-                message: format!("table container_schema: {}", describe(&err)),
-            })?
+            .map_err(|err| version_unread(name, &err))?
     } else if !tables.is_empty() {
         return Err(DatabaseError::Damaged {
             path: name.to_string(),
@@ -337,4 +334,66 @@ pub(super) fn migrate(client: &mut Client, name: &str) -> Result<(), DatabaseErr
         .map_err(e)?;
     }
     tx.commit().map_err(e)
+}
+
+/// Why the schema's version could not be read: the connection lost on
+/// the way (a failover, a session ended: start again), or a table
+/// `container_schema` without its one row of a number (damaged). A
+/// failover while a server started was once called a damaged database,
+/// whose fix is a backup.
+fn version_unread(name: &str, err: &postgres::Error) -> DatabaseError {
+    // the server's goodbye read (a code), the socket found closed, or a
+    // write to it failed (`Broken pipe`): which one a cut session gives
+    // depends on when the client next writes
+    let io = std::error::Error::source(err).is_some_and(|s| s.is::<std::io::Error>());
+    let lost = err.is_closed() || io || (err.code().is_some() && is_disconnect(err));
+    if lost {
+        return error(name, err);
+    }
+    DatabaseError::Damaged {
+        path: name.to_string(),
+        message: format!("table container_schema: {}", describe(err)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::persist::ThrowawayPostgres;
+
+    /// A session ended while it read the version is a lost connection, not
+    /// a damaged database; a version row missing is a damaged one.
+    #[test]
+    fn a_lost_connection_is_not_a_damaged_schema() {
+        let (_pg, url) = ThrowawayPostgres::url_for_tests("schema_lost").expect("a cluster");
+        let config: Config = url.parse().expect("a URL");
+        let mut lost = connect_plain(&config, "test").expect("connects");
+        let mut other = connect_plain(&config, "test").expect("connects");
+        lost.batch_execute("CREATE TABLE container_schema (version BIGINT NOT NULL)")
+            .expect("creates");
+        let empty = lost
+            .query_one("SELECT version FROM container_schema", &[])
+            .expect_err("no row");
+        assert!(
+            matches!(
+                version_unread("test", &empty),
+                DatabaseError::Damaged { .. }
+            ),
+            "{:?}",
+            version_unread("test", &empty)
+        );
+        other
+            .batch_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()",
+            )
+            .expect("ends the other session");
+        let cut = lost
+            .query_one("SELECT version FROM container_schema", &[])
+            .expect_err("the session was ended");
+        let why = version_unread("test", &cut);
+        assert!(
+            !matches!(why, DatabaseError::Damaged { .. }),
+            "a lost connection read as {why}"
+        );
+    }
 }
