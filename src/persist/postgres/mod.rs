@@ -492,20 +492,22 @@ pub(super) fn container_cells(row: &Row, id: String) -> Result<ContainerRow, Str
 }
 
 /// The pickup `id` of a row whose item, amount, props, x, y and z are
-/// the six columns from `item` on, checked as a load checks it; a cell
-/// that cannot be read (a schema changed by hand) is an error too.
-pub(super) fn pickup_cells(row: &Row, id: String, item: usize) -> Result<PickupRow, String> {
+/// the six columns from column `item_column` on, checked as a load checks
+/// it; a cell that cannot be read (a schema changed by hand) is an error
+/// too.
+pub(super) fn pickup_cells(row: &Row, id: String, item_column: usize) -> Result<PickupRow, String> {
     let col = |e: postgres::Error| schema::describe(&e);
-    let props: String = row.try_get(item + 2).map_err(col)?;
+    let at = |k: usize| item_column + k;
+    let props: String = row.try_get(at(2)).map_err(col)?;
     rows::pickup(
         id,
-        row.try_get(item).map_err(col)?,
-        row.try_get(item + 1).map_err(col)?,
+        row.try_get(at(0)).map_err(col)?,
+        row.try_get(at(1)).map_err(col)?,
         &props,
         [
-            row.try_get(item + 3).map_err(col)?,
-            row.try_get(item + 4).map_err(col)?,
-            row.try_get(item + 5).map_err(col)?,
+            row.try_get(at(3)).map_err(col)?,
+            row.try_get(at(4)).map_err(col)?,
+            row.try_get(at(5)).map_err(col)?,
         ],
     )
 }
