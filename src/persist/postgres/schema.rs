@@ -119,6 +119,10 @@ pub(super) fn error(name: &str, e: &postgres::Error) -> DatabaseError {
         Some(c) if *c == SqlState::UNDEFINED_TABLE || *c == SqlState::UNDEFINED_COLUMN => {
             DatabaseError::Damaged { path, message }
         }
+        // the session ended under it (a failover, a restart, an operator's
+        // pg_terminate_backend, the idle timeout) or the server is a
+        // standby: the connection's error, not the database's
+        Some(c) if session_lost(c) => DatabaseError::Connect { path, message },
         Some(_) => DatabaseError::Open { path, message },
         // a cell the crate's schema does not allow (a null, another type):
         // the schema was changed by hand, not the connection lost
@@ -127,6 +131,17 @@ pub(super) fn error(name: &str, e: &postgres::Error) -> DatabaseError {
         }
         None => DatabaseError::Connect { path, message },
     }
+}
+
+/// Whether PostgreSQL's code says the session ended or the server cannot
+/// take writes (a standby, or a primary demoted under the connection):
+/// what a new connection, to the primary, mends.
+fn session_lost(code: &SqlState) -> bool {
+    *code == SqlState::ADMIN_SHUTDOWN
+        || *code == SqlState::CRASH_SHUTDOWN
+        || *code == SqlState::CANNOT_CONNECT_NOW
+        || *code == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT
+        || *code == SqlState::READ_ONLY_SQL_TRANSACTION
 }
 
 /// PostgreSQL's own fix for the refusals a first setup meets: a database
