@@ -174,19 +174,16 @@ pub(super) fn is_disconnect(e: &postgres::Error) -> bool {
     }
     match e.code() {
         Some(c) => {
-            // a primary demoted under the connection (a failover): the
-            // next connection finds the read-write one
-            *c == SqlState::READ_ONLY_SQL_TRANSACTION
+            // the session ended, or a primary was demoted under the
+            // connection (a failover): the next connection finds the
+            // read-write one
+            session_lost(c)
                 // a lock waited for too long, a deadlock, a serialization
                 // failure: nothing was written, the frame is tried again
                 // (on a new connection, after reading whether it committed)
                 || *c == SqlState::LOCK_NOT_AVAILABLE
                 || *c == SqlState::T_R_DEADLOCK_DETECTED
                 || *c == SqlState::T_R_SERIALIZATION_FAILURE
-                || *c == SqlState::ADMIN_SHUTDOWN
-                || *c == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT
-                || *c == SqlState::CRASH_SHUTDOWN
-                || *c == SqlState::CANNOT_CONNECT_NOW
         }
         None => true,
     }
