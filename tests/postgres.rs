@@ -473,6 +473,51 @@ fn errors_name_what_is_wrong_and_the_fix() {
         Ok(_) => panic!("two processes as one server"),
     }
     drop(first);
+    // what was asked cannot be done as asked: said with its own fix, and
+    // never SQLite's advice about a path
+    let long = ServerId::new("s".repeat(ServerId::LONGEST + 1));
+    let invalid = [
+        (
+            ContainerDatabase::open_as(&url, long.clone()).err(),
+            "shorter id",
+        ),
+        (
+            ContainerDatabase::open(format!("{url}&no_such_option=1")).err(),
+            "postgresql://USER@HOST",
+        ),
+        (
+            bevy_container::persist::operator::register(&url, &long).err(),
+            "shorter id",
+        ),
+        (
+            bevy_container::persist::operator::claim(
+                &url,
+                &ServerId::new("north"),
+                &ServerId::new("nobody"),
+            )
+            .err(),
+            "db register",
+        ),
+        (
+            bevy_container::persist::operator::claim(
+                &url,
+                &ServerId::new("north"),
+                &ServerId::new("north"),
+            )
+            .err(),
+            "another than",
+        ),
+    ];
+    for (i, (error, fix)) in invalid.into_iter().enumerate() {
+        match error {
+            Some(e @ DatabaseError::Invalid { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains(fix), "case {i}: {text}");
+                assert!(!text.contains("check the path"), "case {i}: {text}");
+            }
+            other => panic!("case {i}: an invalid request, not {other:?}"),
+        }
+    }
     // a newer schema
     c.batch_execute("UPDATE container_schema SET version = 99")
         .expect("edits");

@@ -92,12 +92,13 @@ impl ContainerDatabase {
     ) -> Result<ContainerDatabase, DatabaseError> {
         let target = target.as_ref();
         if !server.fits() {
-            return Err(DatabaseError::Open {
+            return Err(DatabaseError::Invalid {
                 path: target.display().to_string(),
                 message: format!(
                     "the server id \"{server}\" is not 1 to {} bytes",
                     ServerId::LONGEST
                 ),
+                fix: "give the server a shorter id".into(),
             });
         }
         if is_url(target) {

@@ -101,6 +101,18 @@ pub enum DatabaseError {
         /// The server's id.
         server: String,
     },
+    /// What was asked cannot be done as asked: a malformed URL, a server id
+    /// too long, a claim naming a server the database does not know. The
+    /// database is as it was.
+    #[error("{path}: {message}; {fix}")]
+    Invalid {
+        /// The file, or the URL (password hidden).
+        path: String,
+        /// What is wrong with what was asked.
+        message: String,
+        /// What to do.
+        fix: String,
+    },
     /// PostgreSQL refused what was asked (the database or role does not
     /// exist, a permission is missing); the fix is PostgreSQL's own.
     #[error("{path}: PostgreSQL refused it ({message}); {fix}")]

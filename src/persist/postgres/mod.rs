@@ -57,9 +57,10 @@ pub(super) fn open(url: &str, server: &ServerId) -> Result<Opened, DatabaseError
     let name = hide_password(url);
     let mut config: Config = url
         .parse()
-        .map_err(|e: postgres::Error| DatabaseError::Open {
+        .map_err(|e: postgres::Error| DatabaseError::Invalid {
             path: name.clone(),
             message: format!("not a PostgreSQL URL: {}", schema::describe(&e)),
+            fix: "write it as postgresql://USER@HOST:PORT/DATABASE (or postgresql://USER@/DATABASE?host=SOCKET_DIR)".into(),
         })?;
     config.connect_timeout(std::time::Duration::from_secs(10));
     let mut client = schema::connect(&config, &name, server)?;

@@ -98,9 +98,10 @@ fn connect(url: &str) -> Result<(Client, String), DatabaseError> {
     let name = hide_password(url);
     let config: Config = url
         .parse()
-        .map_err(|e: postgres::Error| DatabaseError::Open {
+        .map_err(|e: postgres::Error| DatabaseError::Invalid {
             path: name.clone(),
             message: format!("not a PostgreSQL URL: {}", schema::describe(&e)),
+            fix: "write it as postgresql://USER@HOST:PORT/DATABASE (or postgresql://USER@/DATABASE?host=SOCKET_DIR)".into(),
         })?;
     let client = config
         .connect(NoTls)
@@ -244,12 +245,13 @@ fn count_save(saved: &SavedContents, counts: &mut Counts) {
 /// to it are accepted; whether it was new.
 pub fn register(url: &str, id: &ServerId) -> Result<bool, DatabaseError> {
     if !id.fits() {
-        return Err(DatabaseError::Open {
+        return Err(DatabaseError::Invalid {
             path: hide_password(url),
             message: format!(
                 "the server id \"{id}\" is not 1 to {} bytes",
                 ServerId::LONGEST
             ),
+            fix: "register a shorter id".into(),
         });
     }
     let (mut client, name) = connect(url)?;
@@ -277,15 +279,21 @@ pub fn claim(url: &str, from: &ServerId, to: &ServerId) -> Result<Claimed, Datab
         .query_opt("SELECT 1 FROM servers WHERE id = $1", &[&to.as_str()])
         .map_err(e)?;
     if known.is_none() || from == to {
-        return Err(DatabaseError::Open {
+        let (message, fix) = if from == to {
+            (
+                format!("a claim from \"{from}\" to itself takes nothing"),
+                "name the server that takes the containers, another than the one they are taken from".to_string(),
+            )
+        } else {
+            (
+                format!("no server \"{to}\" has opened this database"),
+                format!("register it first (bevy-container db register URL {to}) or check the id"),
+            )
+        };
+        return Err(DatabaseError::Invalid {
             path: name.clone(),
-            message: if from == to {
-                format!("a claim from \"{from}\" to itself takes nothing")
-            } else {
-                format!(
-                    "no server \"{to}\" has opened this database; register it first (bevy-container db register URL {to}) or check the id"
-                )
-            },
+            message,
+            fix,
         });
     }
     let (me, them) = (to.as_str(), from.as_str());
