@@ -476,6 +476,10 @@ fn errors_name_what_is_wrong_and_the_fix() {
     // what was asked cannot be done as asked: said with its own fix, and
     // never SQLite's advice about a path
     let long = ServerId::new("s".repeat(ServerId::LONGEST + 1));
+    let claim_for = |to: &str| {
+        let (north, to) = (ServerId::new("north"), ServerId::new(to));
+        bevy_container::persist::operator::claim(&url, &north, &to).err()
+    };
     let invalid = [
         (
             ContainerDatabase::open_as(&url, long.clone()).err(),
@@ -489,24 +493,8 @@ fn errors_name_what_is_wrong_and_the_fix() {
             bevy_container::persist::operator::register(&url, &long).err(),
             "shorter id",
         ),
-        (
-            bevy_container::persist::operator::claim(
-                &url,
-                &ServerId::new("north"),
-                &ServerId::new("nobody"),
-            )
-            .err(),
-            "db register",
-        ),
-        (
-            bevy_container::persist::operator::claim(
-                &url,
-                &ServerId::new("north"),
-                &ServerId::new("north"),
-            )
-            .err(),
-            "another than",
-        ),
+        (claim_for("nobody"), "db register"),
+        (claim_for("north"), "another than"),
     ];
     for (i, (error, fix)) in invalid.into_iter().enumerate() {
         match error {
