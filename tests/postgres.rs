@@ -483,7 +483,7 @@ fn errors_name_what_is_wrong_and_the_fix() {
     let invalid = [
         (
             ContainerDatabase::open_as(&url, long.clone()).err(),
-            "shorter id",
+            "choose an id",
         ),
         (
             ContainerDatabase::open(format!("{url}&no_such_option=1")).err(),
@@ -491,7 +491,7 @@ fn errors_name_what_is_wrong_and_the_fix() {
         ),
         (
             bevy_container::persist::operator::register(&url, &long).err(),
-            "shorter id",
+            "choose an id",
         ),
         (claim_for("nobody"), "db register"),
         (claim_for("north"), "another than"),

@@ -91,16 +91,7 @@ impl ContainerDatabase {
         server: ServerId,
     ) -> Result<ContainerDatabase, DatabaseError> {
         let target = target.as_ref();
-        if !server.fits() {
-            return Err(DatabaseError::Invalid {
-                path: target.display().to_string(),
-                message: format!(
-                    "the server id \"{server}\" is not 1 to {} bytes",
-                    ServerId::LONGEST
-                ),
-                fix: "give the server a shorter id".into(),
-            });
-        }
+        server.check(target.display().to_string())?;
         if is_url(target) {
             return open_postgres(target, server);
         }

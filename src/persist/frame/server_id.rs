@@ -35,6 +35,22 @@ impl ServerId {
     pub fn fits(&self) -> bool {
         !self.0.is_empty() && self.0.len() <= Self::LONGEST
     }
+
+    /// The error for an id that does not [fit](ServerId::fits), asked of
+    /// the database at `path`; `Ok` when it fits.
+    pub(crate) fn check(&self, path: String) -> Result<(), crate::persist::DatabaseError> {
+        if self.fits() {
+            return Ok(());
+        }
+        Err(crate::persist::DatabaseError::Invalid {
+            path,
+            message: format!(
+                "the server id \"{self}\" is not 1 to {} bytes",
+                Self::LONGEST
+            ),
+            fix: format!("choose an id of 1 to {} bytes", Self::LONGEST),
+        })
+    }
 }
 
 impl Default for ServerId {

@@ -54,14 +54,7 @@ pub(super) struct Opened {
 /// Connects to `url` as `server`, migrates the schema and reads every row
 /// the server owns, in one snapshot.
 pub(super) fn open(url: &str, server: &ServerId) -> Result<Opened, DatabaseError> {
-    let name = hide_password(url);
-    let mut config: Config = url
-        .parse()
-        .map_err(|e: postgres::Error| DatabaseError::Invalid {
-            path: name.clone(),
-            message: format!("not a PostgreSQL URL: {}", schema::describe(&e)),
-            fix: "write it as postgresql://USER@HOST:PORT/DATABASE (or postgresql://USER@/DATABASE?host=SOCKET_DIR)".into(),
-        })?;
+    let (mut config, name) = schema::parse_url(url)?;
     config.connect_timeout(std::time::Duration::from_secs(10));
     let mut client = schema::connect(&config, &name, server)?;
     schema::migrate(&mut client, &name)?;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use postgres::{Client, Config, NoTls};
+use postgres::{Client, NoTls};
 
 use super::schema;
 use crate::persist::frame::error::{DatabaseError, hide_password};
@@ -95,14 +95,7 @@ pub struct Claimed {
 }
 
 fn connect(url: &str) -> Result<(Client, String), DatabaseError> {
-    let name = hide_password(url);
-    let config: Config = url
-        .parse()
-        .map_err(|e: postgres::Error| DatabaseError::Invalid {
-            path: name.clone(),
-            message: format!("not a PostgreSQL URL: {}", schema::describe(&e)),
-            fix: "write it as postgresql://USER@HOST:PORT/DATABASE (or postgresql://USER@/DATABASE?host=SOCKET_DIR)".into(),
-        })?;
+    let (config, name) = schema::parse_url(url)?;
     let client = config
         .connect(NoTls)
         .map_err(|e| schema::error(&name, &e))?;
@@ -244,16 +237,7 @@ fn count_save(saved: &SavedContents, counts: &mut Counts) {
 /// Registers the server id `id` ahead of its first start, so hand-overs
 /// to it are accepted; whether it was new.
 pub fn register(url: &str, id: &ServerId) -> Result<bool, DatabaseError> {
-    if !id.fits() {
-        return Err(DatabaseError::Invalid {
-            path: hide_password(url),
-            message: format!(
-                "the server id \"{id}\" is not 1 to {} bytes",
-                ServerId::LONGEST
-            ),
-            fix: "register a shorter id".into(),
-        });
-    }
+    id.check(hide_password(url))?;
     let (mut client, name) = connect(url)?;
     schema::migrate(&mut client, &name)?;
     let added = client

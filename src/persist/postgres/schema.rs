@@ -102,6 +102,20 @@ pub(super) fn describe(e: &postgres::Error) -> String {
     }
 }
 
+/// `url` read as a connection's settings, and its name for errors (the
+/// password hidden).
+pub(super) fn parse_url(url: &str) -> Result<(Config, String), DatabaseError> {
+    let name = super::hide_password(url);
+    match url.parse() {
+        Ok(config) => Ok((config, name)),
+        Err(e) => Err(DatabaseError::Invalid {
+            path: name,
+            message: format!("not a PostgreSQL URL: {}", describe(&e)),
+            fix: "write it as postgresql://USER@HOST:PORT/DATABASE (or postgresql://USER@/DATABASE?host=SOCKET_DIR)".into(),
+        }),
+    }
+}
+
 /// The error a game can act on.
 pub(super) fn error(name: &str, e: &postgres::Error) -> DatabaseError {
     let path = name.to_string();
