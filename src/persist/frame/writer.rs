@@ -734,8 +734,11 @@ impl Writer<'_> {
 
 /// How many emptied batches wait for the game to fill: a frame then never
 /// grows its lists from nothing (a burst of allocation and page faults on
-/// the game thread) after a few quiet frames or a few merged ones.
-const SPARE: usize = 6;
+/// the game thread) after a few quiet frames or a few merged ones. The
+/// game leaves three waiting (it takes one only when [`COLD_AFTER`]
+/// wait), so five that come back at once (frames merged because the
+/// writer fell behind) are all kept.
+const SPARE: usize = 8;
 
 /// How many spares wait before the game takes one, the oldest: a batch's
 /// lists come back to the game thread several frames after the writer
