@@ -1544,3 +1544,61 @@ fn ids_given_before_the_database_or_renamed_are_the_names_in_the_file() {
         "the renamed bag's row holds what it holds"
     );
 }
+
+#[test]
+fn a_container_given_another_adoption_runs_and_restarts_under_it() {
+    let (dir, file, mut app) = fresh_world("swap");
+    let vault = by_id(app.world_mut())["vault"];
+    app.init_resource::<Forced>().add_observer(
+        |f: On<ItemsForcedOut>, mut seen: ResMut<Forced>| seen.0.push(f.outcome.cause),
+    );
+    // 35 ore in the vault (8 slots); the bag's 3 slots of 10 hold 30
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 35)));
+    app.update();
+    let bag = app
+        .world()
+        .resource::<AssetServer>()
+        .load("bag.adoption.json");
+    app.world_mut()
+        .get_mut::<Container>(vault)
+        .expect("the vault")
+        .adoption = bag;
+    app.update();
+    let contents = app
+        .world()
+        .get::<ContainerContents>(vault)
+        .expect("contents");
+    assert_eq!(
+        (contents.slots().len(), contents.count("ore")),
+        (3, 30),
+        "the bag's rules, at once"
+    );
+    assert_eq!(
+        contents.adoption().map(|a| a.path.as_str()),
+        Some("bag.adoption.json")
+    );
+    assert_eq!(
+        app.world().resource::<Forced>().0,
+        [Cause::RulesChanged],
+        "what no longer fits is forced out, and said"
+    );
+    let running = snapshot(app.world_mut());
+    let ore_on_ground: u32 = running
+        .pickups
+        .iter()
+        .filter(|p| p.0 == "ore")
+        .map(|p| p.1)
+        .sum();
+    assert_eq!(ore_on_ground, 5, "nothing lost: 30 in the vault, 5 dropped");
+    close(app);
+    // the file holds what ran, and a restart brings it back as it ran
+    let db = ContainerDatabase::open(&file).expect("reopens");
+    assert_eq!(container_row(&db, "vault").contents.slots.len(), 3);
+    assert_eq!(file_snapshot(&db), running);
+    drop(db);
+    let mut again = app_with(&dir, &file);
+    until_ready(&mut again);
+    assert_eq!(snapshot(again.world_mut()), running);
+    close(again);
+}

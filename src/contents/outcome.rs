@@ -526,7 +526,7 @@ impl Taken {
 pub enum Cause {
     /// The container shrank (slot count or budget lowered).
     Shrink,
-    /// Its rules changed (reload or tuning).
+    /// Its rules changed (a reload, the tuning, or another adoption).
     RulesChanged,
     /// Its owner is gone: everything must leave.
     OwnerGone,

@@ -28,7 +28,11 @@ use crate::save::AdoptionId;
 #[reflect(Component)]
 #[require(ContainerContents, Transform)]
 pub struct Container {
-    /// The adoption file that governs it.
+    /// The adoption file that governs it. Swapped for another, that
+    /// file's rules are put in force as a reload of the file would (once
+    /// it is loaded): what they no longer hold is forced out, reported as
+    /// an [`ItemsForcedOut`](super::ItemsForcedOut) with the cause
+    /// `RulesChanged`, and a persisted container's row names the new file.
     pub adoption: Handle<AdoptionAsset>,
 }
 

@@ -900,6 +900,22 @@ impl Containers<'_, '_> {
     }
 
     /// Records which adoption `container`'s rules now come from.
+    /// The adoption `container`'s rules came from, once attached.
+    pub(crate) fn adoption(&self, container: Entity) -> Option<&AdoptionId> {
+        self.contents
+            .get(container)
+            .ok()
+            .and_then(|(_, c, _)| c.adoption())
+    }
+
+    /// Marks `container`'s contents changed: its adoption changed though no
+    /// item moved, and a save (the persistence's row) must name the new one.
+    pub(crate) fn mark_changed(&mut self, container: Entity) {
+        if let Ok((_, mut c, _)) = self.contents.get_mut(container) {
+            c.set_changed();
+        }
+    }
+
     pub(crate) fn set_adoption(&mut self, container: Entity, id: AdoptionId) {
         if let Ok((_, mut c, _)) = self.contents.get_mut(container) {
             c.bypass_change_detection().state.set_adoption(id);

@@ -47,6 +47,10 @@ pub(crate) fn rules_systems() -> ScheduleConfigs<ScheduleSystem> {
         attach_engines.run_if(engines_to_attach),
         settle_loaded_saves.run_if(saves_to_settle),
         apply_adoption_changes.run_if(on_message::<AssetEvent<AdoptionAsset>>),
+        apply_adoption_swaps.run_if(
+            any_match_filter::<Changed<Container>>
+                .or_eager(on_message::<AssetEvent<AdoptionAsset>>),
+        ),
         apply_tuning_changes.run_if(resource_changed::<ContainerTuning>),
         apply_slot_rules_changes.run_if(any_match_filter::<Changed<ContainerSlotRules>>),
     )
@@ -485,6 +489,61 @@ pub(crate) fn apply_adoption_changes(
             } else if ops.contents(entity).is_some() {
                 ops.set_adoption(entity, asset.id.clone());
             }
+        }
+    }
+}
+
+/// Puts the rules of a container's new adoption in force when the game
+/// swaps its [`Container::adoption`] handle, as a reload of its file
+/// would: what the new rules no longer hold leaves by their forced-removal
+/// rules (an [`ItemsForcedOut`]). A swap to an adoption not loaded yet
+/// waits for it. Without this the running container kept its old rules
+/// while a restart, which loads the handle's file, applied the new ones.
+pub(crate) fn apply_adoption_swaps(
+    swapped: Query<Entity, Changed<Container>>,
+    containers: Query<&Container>,
+    (assets, tuning, mut compiled): (
+        Res<Assets<AdoptionAsset>>,
+        Res<ContainerTuning>,
+        ResMut<CompiledRules>,
+    ),
+    mut rejected: MessageWriter<AdoptionRejected>,
+    mut waiting: Local<BTreeSet<Entity>>,
+    mut ops: Containers,
+) {
+    waiting.extend(swapped.iter());
+    let entities = std::mem::take(&mut *waiting);
+    for entity in entities {
+        let Ok(container) = containers.get(entity) else {
+            continue;
+        };
+        let id = container.adoption.id();
+        let Some(engine) = ops.contents(entity) else {
+            // not attached yet: it attaches under the handle it has then
+            continue;
+        };
+        let Some(asset) = assets.get(id) else {
+            waiting.insert(entity);
+            continue;
+        };
+        if ops.adoption(entity) == Some(&asset.id) {
+            continue;
+        }
+        let rules = match compiled.get(id, asset, &tuning.0) {
+            Ok(rules) => rules,
+            Err(report) => {
+                reject(&mut rejected, id, Some(asset.id.path.clone()), report);
+                continue;
+            }
+        };
+        let same = **engine.rules() == *rules;
+        let kept = same
+            || ops
+                .change_rules(entity, rules)
+                .is_ok_and(|out| out.outcome.refused.is_none());
+        if kept {
+            ops.set_adoption(entity, asset.id.clone());
+            ops.mark_changed(entity);
         }
     }
 }
