@@ -1602,3 +1602,51 @@ fn a_container_given_another_adoption_runs_and_restarts_under_it() {
     assert_eq!(snapshot(again.world_mut()), running);
     close(again);
 }
+
+#[test]
+fn a_swap_to_an_adoption_not_loaded_yet_waits_for_it() {
+    let (dir, _file, mut app) = fresh_world("swap-later");
+    let vault = by_id(app.world_mut())["vault"];
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 35)));
+    app.update();
+    // a 5-slot chest that nothing has asked the asset server for yet
+    let chest = adoption_json(
+        slot_answers("left-where-it-is"),
+        5,
+        0.0,
+        json!([{"id": "ore", "stack-limit": 10, "when-forced-out": "dropped-nearby", "forced-out-order": 1}]),
+    );
+    std::fs::write(dir.join("chest.adoption.json"), chest.to_string()).expect("writes");
+    let handle = app
+        .world()
+        .resource::<AssetServer>()
+        .load("chest.adoption.json");
+    app.world_mut()
+        .get_mut::<Container>(vault)
+        .expect("the vault")
+        .adoption = handle.clone();
+    let slots = |app: &App| {
+        let c = app
+            .world()
+            .get::<ContainerContents>(vault)
+            .expect("contents");
+        (c.slots().len(), c.count("ore"))
+    };
+    // the old rules hold until the file has loaded
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while app
+        .world()
+        .resource::<Assets<AdoptionAsset>>()
+        .get(&handle)
+        .is_none()
+    {
+        assert_eq!(slots(&app), (8, 35), "the vault's rules while it loads");
+        assert!(Instant::now() < deadline, "the chest's file loads");
+        app.update();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    app.update();
+    assert_eq!(slots(&app), (5, 35), "the chest's rules once it loaded");
+    close(app);
+}
