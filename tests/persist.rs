@@ -1545,6 +1545,17 @@ fn ids_given_before_the_database_or_renamed_are_the_names_in_the_file() {
     );
 }
 
+/// Gives `container` the adoption at `path` (as a game swaps the handle);
+/// returns the handle.
+fn swap_adoption(app: &mut App, container: Entity, path: &str) -> Handle<AdoptionAsset> {
+    let handle = app.world().resource::<AssetServer>().load(path.to_string());
+    app.world_mut()
+        .get_mut::<Container>(container)
+        .expect("a container")
+        .adoption = handle.clone();
+    handle
+}
+
 #[test]
 fn a_container_given_another_adoption_runs_and_restarts_under_it() {
     let (dir, file, mut app) = fresh_world("swap");
@@ -1556,14 +1567,7 @@ fn a_container_given_another_adoption_runs_and_restarts_under_it() {
     app.world_mut()
         .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 35)));
     app.update();
-    let bag = app
-        .world()
-        .resource::<AssetServer>()
-        .load("bag.adoption.json");
-    app.world_mut()
-        .get_mut::<Container>(vault)
-        .expect("the vault")
-        .adoption = bag;
+    swap_adoption(&mut app, vault, "bag.adoption.json");
     app.update();
     let contents = app
         .world()
@@ -1618,14 +1622,7 @@ fn a_swap_to_an_adoption_not_loaded_yet_waits_for_it() {
         json!([{"id": "ore", "stack-limit": 10, "when-forced-out": "dropped-nearby", "forced-out-order": 1}]),
     );
     std::fs::write(dir.join("chest.adoption.json"), chest.to_string()).expect("writes");
-    let handle = app
-        .world()
-        .resource::<AssetServer>()
-        .load("chest.adoption.json");
-    app.world_mut()
-        .get_mut::<Container>(vault)
-        .expect("the vault")
-        .adoption = handle.clone();
+    let handle = swap_adoption(&mut app, vault, "chest.adoption.json");
     let slots = |app: &App| {
         let c = app
             .world()

@@ -899,7 +899,6 @@ impl Containers<'_, '_> {
         Ok(loaded.migrated)
     }
 
-    /// Records which adoption `container`'s rules now come from.
     /// The adoption `container`'s rules came from, once attached.
     pub(crate) fn adoption(&self, container: Entity) -> Option<&AdoptionId> {
         self.contents
@@ -916,6 +915,7 @@ impl Containers<'_, '_> {
         }
     }
 
+    /// Records which adoption `container`'s rules now come from.
     pub(crate) fn set_adoption(&mut self, container: Entity, id: AdoptionId) {
         if let Ok((_, mut c, _)) = self.contents.get_mut(container) {
             c.bypass_change_detection().state.set_adoption(id);
