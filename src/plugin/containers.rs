@@ -907,18 +907,30 @@ impl Containers<'_, '_> {
             .and_then(|(_, c, _)| c.adoption())
     }
 
+    /// Puts `rules`, from the adoption `id`, in force on `container` (a
+    /// reloaded file, or another file swapped in): a forced removal when
+    /// the rules differ. Whether the container now runs under `id` (not
+    /// when it has no engine yet, or the forced removal was refused).
+    pub(crate) fn adopt(&mut self, container: Entity, rules: Arc<Rules>, id: AdoptionId) -> bool {
+        let Some(engine) = self.contents(container) else {
+            return false;
+        };
+        let adopted = **engine.rules() == *rules
+            || self
+                .change_rules(container, rules)
+                .is_ok_and(|out| out.outcome.refused.is_none());
+        if adopted && let Ok((_, mut c, _)) = self.contents.get_mut(container) {
+            c.bypass_change_detection().state.set_adoption(id);
+        }
+        adopted
+    }
+
     /// Marks `container`'s contents changed: its adoption changed though no
-    /// item moved, and a save (the persistence's row) must name the new one.
+    /// item may have moved, and a save (the persistence's row) must name
+    /// the new one.
     pub(crate) fn mark_changed(&mut self, container: Entity) {
         if let Ok((_, mut c, _)) = self.contents.get_mut(container) {
             c.set_changed();
-        }
-    }
-
-    /// Records which adoption `container`'s rules now come from.
-    pub(crate) fn set_adoption(&mut self, container: Entity, id: AdoptionId) {
-        if let Ok((_, mut c, _)) = self.contents.get_mut(container) {
-            c.bypass_change_detection().state.set_adoption(id);
         }
     }
 

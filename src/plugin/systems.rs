@@ -479,16 +479,7 @@ pub(crate) fn apply_adoption_changes(
             }
         };
         for entity in users {
-            if ops.contents(entity).is_some_and(|e| **e.rules() != *rules) {
-                match ops.change_rules(entity, rules.clone()) {
-                    Ok(out) if out.outcome.refused.is_none() => {
-                        ops.set_adoption(entity, asset.id.clone())
-                    }
-                    _ => {}
-                }
-            } else if ops.contents(entity).is_some() {
-                ops.set_adoption(entity, asset.id.clone());
-            }
+            ops.adopt(entity, rules.clone(), asset.id.clone());
         }
     }
 }
@@ -518,10 +509,10 @@ pub(crate) fn apply_adoption_swaps(
             continue;
         };
         let id = container.adoption.id();
-        let Some(engine) = ops.contents(entity) else {
+        if ops.contents(entity).is_none() {
             // not attached yet: it attaches under the handle it has then
             continue;
-        };
+        }
         let Some(asset) = assets.get(id) else {
             waiting.insert(entity);
             continue;
@@ -536,13 +527,7 @@ pub(crate) fn apply_adoption_swaps(
                 continue;
             }
         };
-        let same = **engine.rules() == *rules;
-        let kept = same
-            || ops
-                .change_rules(entity, rules)
-                .is_ok_and(|out| out.outcome.refused.is_none());
-        if kept {
-            ops.set_adoption(entity, asset.id.clone());
+        if ops.adopt(entity, rules, asset.id.clone()) {
             ops.mark_changed(entity);
         }
     }
