@@ -1607,6 +1607,95 @@ fn a_container_given_another_adoption_runs_and_restarts_under_it() {
     close(again);
 }
 
+/// The forced removals a test saw: their cause, and whether each was
+/// refused.
+#[derive(Resource, Default)]
+struct ForcedRefused(Vec<(Cause, bool)>);
+
+#[test]
+fn a_refused_swap_keeps_the_old_rules_and_goes_through_once_it_fits() {
+    let (dir, file, mut app) = fresh_world("swap-refused");
+    let vault = by_id(app.world_mut())["vault"];
+    app.init_resource::<ForcedRefused>().add_observer(
+        |f: On<ItemsForcedOut>, mut seen: ResMut<ForcedRefused>| {
+            seen.0.push((f.outcome.cause, f.outcome.refused.is_some()))
+        },
+    );
+    // 35 ore in the vault (10, 10, 10, 5); the strongbox's 3 slots of 10
+    // hold 30, and its ore never leaves
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 35)));
+    app.update();
+    let strongbox = adoption_json(
+        slot_answers("left-where-it-is"),
+        3,
+        0.0,
+        json!([{"id": "ore", "stack-limit": 10, "when-forced-out": "never", "forced-out-order": 1}]),
+    );
+    std::fs::write(dir.join("strongbox.adoption.json"), strongbox.to_string()).expect("writes");
+    let handle = swap_adoption(&mut app, vault, "strongbox.adoption.json");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while app.world().resource::<ForcedRefused>().0.is_empty() {
+        assert!(Instant::now() < deadline, "the swap is tried once loaded");
+        app.update();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(
+        app.world()
+            .resource::<Assets<AdoptionAsset>>()
+            .contains(&handle)
+    );
+    let state = |app: &App| {
+        let c = app
+            .world()
+            .get::<ContainerContents>(vault)
+            .expect("contents");
+        let path = c.adoption().map(|a| a.path.clone()).unwrap_or_default();
+        (c.slots().len(), c.count("ore"), path)
+    };
+    let vault_rules = (8, 35, "vault.adoption.json".to_string());
+    assert_eq!(state(&app), vault_rules, "refused: the vault's rules stay");
+    assert_eq!(
+        app.world().resource::<ForcedRefused>().0,
+        [(Cause::RulesChanged, true)],
+        "the refusal is said"
+    );
+    // nothing changed in the vault: the swap is not tried again
+    for _ in 0..5 {
+        app.update();
+    }
+    assert_eq!(state(&app), vault_rules);
+    assert_eq!(
+        app.world().resource::<ForcedRefused>().0.len(),
+        1,
+        "no retry"
+    );
+    // the player takes out the 5 that had no room: the swap goes through
+    app.world_mut().write_message(ContainerRequest::from(
+        Take::new(vault, "ore", 5).from_slot(3),
+    ));
+    app.update();
+    app.update();
+    let strongbox_rules = (3, 30, "strongbox.adoption.json".to_string());
+    assert_eq!(state(&app), strongbox_rules, "in force once it fits");
+    assert_eq!(
+        app.world().resource::<ForcedRefused>().0,
+        [(Cause::RulesChanged, true), (Cause::RulesChanged, false)]
+    );
+    let running = snapshot(app.world_mut());
+    assert!(running.pickups.is_empty(), "nothing was forced out");
+    close(app);
+    // the row names the strongbox, and a restart runs under it
+    let db = ContainerDatabase::open(&file).expect("reopens");
+    assert_eq!(container_row(&db, "vault").contents.slots.len(), 3);
+    assert_eq!(file_snapshot(&db), running);
+    drop(db);
+    let mut again = app_with(&dir, &file);
+    until_ready(&mut again);
+    assert_eq!(snapshot(again.world_mut()), running);
+    close(again);
+}
+
 #[test]
 fn a_swap_to_an_adoption_not_loaded_yet_waits_for_it() {
     let (dir, _file, mut app) = fresh_world("swap-later");

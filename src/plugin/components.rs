@@ -33,6 +33,10 @@ pub struct Container {
     /// it is loaded): what they no longer hold is forced out, reported as
     /// an [`ItemsForcedOut`](super::ItemsForcedOut) with the cause
     /// `RulesChanged`, and a persisted container's row names the new file.
+    /// When that forced removal is refused (an item that never leaves has
+    /// no room under the new file), the old rules stay, the refusal is the
+    /// message's, and the swap is tried again each time the contents
+    /// change (a player takes that item out), until it goes through.
     pub adoption: Handle<AdoptionAsset>,
 }
 

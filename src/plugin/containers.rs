@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use bevy::ecs::change_detection::Tick;
 use bevy::ecs::entity::Entities;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
@@ -923,6 +924,14 @@ impl Containers<'_, '_> {
             c.bypass_change_detection().state.set_adoption(id);
         }
         adopted
+    }
+
+    /// When `container`'s contents last changed, without marking them.
+    pub(crate) fn contents_changed_at(&mut self, container: Entity) -> Option<Tick> {
+        self.contents
+            .get_mut(container)
+            .ok()
+            .map(|(_, c, _)| c.last_changed())
     }
 
     /// Marks `container`'s contents changed: its adoption changed though no

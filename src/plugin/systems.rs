@@ -2,13 +2,14 @@
 //! reloads and tuning, answering requests, and spilling despawned
 //! containers.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use bevy::asset::{AssetLoadError, AssetLoadFailedEvent, LoadState};
+use bevy::ecs::change_detection::Tick;
 use bevy::ecs::entity::EntityHashMap;
 use bevy::ecs::schedule::ScheduleConfigs;
-use bevy::ecs::system::{ScheduleSystem, SystemParam};
+use bevy::ecs::system::{ScheduleSystem, SystemChangeTick, SystemParam};
 use bevy::prelude::*;
 use bevy::transform::helper::TransformHelper;
 
@@ -49,7 +50,8 @@ pub(crate) fn rules_systems() -> ScheduleConfigs<ScheduleSystem> {
         apply_adoption_changes.run_if(on_message::<AssetEvent<AdoptionAsset>>),
         apply_adoption_swaps.run_if(
             any_match_filter::<Changed<Container>>
-                .or_eager(on_message::<AssetEvent<AdoptionAsset>>),
+                .or_eager(on_message::<AssetEvent<AdoptionAsset>>)
+                .or_eager(refused_swaps_changed),
         ),
         apply_tuning_changes.run_if(resource_changed::<ContainerTuning>),
         apply_slot_rules_changes.run_if(any_match_filter::<Changed<ContainerSlotRules>>),
@@ -484,12 +486,41 @@ pub(crate) fn apply_adoption_changes(
     }
 }
 
+/// The containers whose [`Container::adoption`] was swapped and whose
+/// new rules are not in force yet: those waiting for the new file to load,
+/// and those whose forced removal the new rules refused (an item that
+/// never leaves has no room), each with the tick of that refusal.
+#[derive(Resource, Default)]
+pub(crate) struct AdoptionSwaps {
+    waiting: BTreeSet<Entity>,
+    refused: BTreeMap<Entity, Tick>,
+}
+
+/// Run condition of [`apply_adoption_swaps`]: a container whose swap was
+/// refused has had its contents changed since (the player may have taken
+/// out what could not leave). Looks only at those containers.
+pub(crate) fn refused_swaps_changed(
+    swaps: Res<AdoptionSwaps>,
+    contents: Query<Ref<ContainerContents>>,
+    ticks: SystemChangeTick,
+) -> bool {
+    swaps.refused.iter().any(|(&e, &at)| {
+        contents
+            .get(e)
+            .is_ok_and(|c| c.last_changed().is_newer_than(at, ticks.this_run()))
+    })
+}
+
 /// Puts the rules of a container's new adoption in force when the game
 /// swaps its [`Container::adoption`] handle, as a reload of its file
 /// would: what the new rules no longer hold leaves by their forced-removal
 /// rules (an [`ItemsForcedOut`]). A swap to an adoption not loaded yet
-/// waits for it. Without this the running container kept its old rules
-/// while a restart, which loads the handle's file, applied the new ones.
+/// waits for it. A swap whose forced removal is refused keeps the old
+/// rules (the refusal is the [`ItemsForcedOut`]'s) and is tried again each
+/// time the container's contents change, until it goes through or the
+/// handle changes again. Without this the running container kept its old
+/// rules while a restart, which loads the handle's file, applied the new
+/// ones.
 pub(crate) fn apply_adoption_swaps(
     swapped: Query<Entity, Changed<Container>>,
     containers: Query<&Container>,
@@ -499,12 +530,23 @@ pub(crate) fn apply_adoption_swaps(
         ResMut<CompiledRules>,
     ),
     mut rejected: MessageWriter<AdoptionRejected>,
-    mut waiting: Local<BTreeSet<Entity>>,
+    (mut swaps, ticks): (ResMut<AdoptionSwaps>, SystemChangeTick),
     mut ops: Containers,
 ) {
-    waiting.extend(swapped.iter());
-    let entities = std::mem::take(&mut *waiting);
+    let swaps = &mut *swaps;
+    let mut entities = std::mem::take(&mut swaps.waiting);
+    entities.extend(swapped.iter());
+    swaps.refused.retain(|&e, &mut at| {
+        let Some(changed) = ops.contents_changed_at(e) else {
+            return false;
+        };
+        if changed.is_newer_than(at, ticks.this_run()) {
+            entities.insert(e);
+        }
+        true
+    });
     for entity in entities {
+        swaps.refused.remove(&entity);
         let Ok(container) = containers.get(entity) else {
             continue;
         };
@@ -514,7 +556,7 @@ pub(crate) fn apply_adoption_swaps(
             continue;
         }
         let Some(asset) = assets.get(id) else {
-            waiting.insert(entity);
+            swaps.waiting.insert(entity);
             continue;
         };
         if ops.adoption(entity) == Some(&asset.id) {
@@ -529,6 +571,9 @@ pub(crate) fn apply_adoption_swaps(
         };
         if ops.adopt(entity, rules, asset.id.clone()) {
             ops.mark_changed(entity);
+        } else {
+            // a change made by this run has its tick: only later ones count
+            swaps.refused.insert(entity, ticks.this_run());
         }
     }
 }
