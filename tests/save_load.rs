@@ -350,11 +350,7 @@ mod plugin {
             .unwrap()
     }
 
-    fn load(
-        app: &mut App,
-        e: Entity,
-        s: SavedContents,
-    ) -> Result<bevy_container::contents::ForcedOut, LoadError> {
+    fn load(app: &mut App, e: Entity, s: SavedContents) -> Result<ItemsForcedOut, LoadError> {
         let r = app
             .world_mut()
             .run_system_once(move |mut c: Containers| c.load(e, &s))
@@ -383,11 +379,30 @@ mod plugin {
             .insert("slot-count".into(), ValueSource::Number(2.0));
         let (other, _) = spawn(&mut app, small, Vec3::new(50.0, 0.0, 0.0));
         let out = load(&mut app, other, s.clone()).unwrap();
-        assert_eq!(out.portions.iter().map(|p| p.amount).sum::<u32>(), 2);
+        assert_eq!(
+            out.outcome.portions.iter().map(|p| p.amount).sum::<u32>(),
+            2
+        );
         assert_eq!(common::slots(&app, other).iter().flatten().count(), 2);
         let pickups = common::pickups(&mut app);
         assert_eq!(pickups.iter().map(|(_, p, _)| p.amount).sum::<u32>(), 2);
+        // the load says where they went, as the message does
+        let settled: Vec<(Entity, u32)> = out
+            .settled
+            .iter()
+            .map(|s| match s {
+                Settled::Pickup { pickup, amount, .. } => (*pickup, *amount),
+                other => panic!("the axes drop nearby: {other:?}"),
+            })
+            .collect();
+        let mut dropped: Vec<(Entity, u32)> =
+            pickups.iter().map(|(e, p, _)| (*e, p.amount)).collect();
+        dropped.sort();
+        let mut said = settled.clone();
+        said.sort();
+        assert_eq!(said, dropped);
         let forced = common::last_forced(&app);
+        assert_eq!(forced, out, "the message written is the one returned");
         assert_eq!(forced.container, other);
         assert_eq!(
             forced.outcome.cause,

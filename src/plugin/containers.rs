@@ -866,14 +866,16 @@ impl Containers<'_, '_> {
     /// Loads a save into `container`, which must be empty (a load never
     /// replaces items). Under a changed adoption the items its rules no
     /// longer hold leave by their forced-out rules and are settled like any
-    /// forced removal ([`ItemsForcedOut`] with cause `loaded`); a load
-    /// from which nothing had to leave sends no `ItemsForcedOut`, and
-    /// returns an empty outcome. A refused migration loads nothing.
+    /// forced removal ([`ItemsForcedOut`] with cause `loaded`), and the
+    /// message it wrote is returned, with where they went (`settled`), as
+    /// [`Self::resize`] does. A load from which nothing had to leave sends
+    /// no `ItemsForcedOut` and returns one with no portions. A refused
+    /// migration loads nothing.
     pub fn load(
         &mut self,
         container: Entity,
         save: &SavedContents,
-    ) -> Result<ForcedOut, LoadError> {
+    ) -> Result<ItemsForcedOut, LoadError> {
         let (_, c, _) = self
             .contents
             .get(container)
@@ -894,10 +896,12 @@ impl Containers<'_, '_> {
             c.state.engine = Some(loaded.contents);
             c.refresh();
         }
-        if !loaded.migrated.portions.is_empty() || loaded.migrated.refused.is_some() {
-            self.report_forced(container, &loaded.migrated);
+        let mut msg = ItemsForcedOut::unsettled(container, loaded.migrated);
+        if !msg.outcome.portions.is_empty() {
+            self.settle_forced_of(&mut msg);
+            self.emit_forced(msg.clone());
         }
-        Ok(loaded.migrated)
+        Ok(msg)
     }
 
     /// The adoption `container`'s rules came from, once attached.
