@@ -205,7 +205,7 @@ impl Contents {
     /// changing anything: into `plan` (empty), so a delivery or a transfer
     /// plans into its outcome's own list, not a copy. `own` is the type's
     /// slots, ascending; only those holding `props` are topped up.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn plan_into(
         &self,
         item: &str,
@@ -369,9 +369,18 @@ impl Planner<'_, '_> {
     }
 
     /// Fills the empty slots `from..to` the entry rules allow, a whole
-    /// stack each; whether everything is placed.
-    #[inline]
+    /// stack each; whether everything is placed. A container whose slots
+    /// all exist has none past them, and most deliveries that get here
+    /// (a full bag's) would only pay for the call: the range is looked at
+    /// in the caller.
+    #[inline(always)]
     fn fill_empty(&mut self, from: u32, to: u32) -> bool {
+        from < to && self.fill_empty_range(from, to)
+    }
+
+    /// [`Self::fill_empty`] over a range that is not empty.
+    #[inline(never)]
+    fn fill_empty_range(&mut self, from: u32, to: u32) -> bool {
         let (c, item, terms) = (self.contents, self.item, self.terms);
         for s in from..to {
             if c.accepts(s, item, terms) && self.take(s, terms.limit) {

@@ -116,8 +116,10 @@ impl Contents {
     /// one: what [`Contents::draw`] does for a named slot, without its
     /// general case (no draw order, no refusal, one slot). `kind`: the
     /// stack's properties, when it has any (the caller had the stack in
-    /// hand; a plain stack's take never looks at properties).
-    #[inline]
+    /// hand; a plain stack's take never looks at properties). In its two
+    /// callers' lines: as a call it saved and restored six registers, 24
+    /// instructions of a take's 150.
+    #[inline(always)]
     fn take_stack(&mut self, id: ItemType, slot: u32, amount: u32, kind: Option<Props>) -> Taken {
         let mut from = Landings::default();
         let n = if amount == 0 {
