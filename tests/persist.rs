@@ -1564,9 +1564,7 @@ fn a_container_given_another_adoption_runs_and_restarts_under_it() {
         |f: On<ItemsForcedOut>, mut seen: ResMut<Forced>| seen.0.push(f.outcome.cause),
     );
     // 35 ore in the vault (8 slots); the bag's 3 slots of 10 hold 30
-    app.world_mut()
-        .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 35)));
-    app.update();
+    deliver_ore(&mut app, vault, 35);
     swap_adoption(&mut app, vault, "bag.adoption.json");
     app.update();
     let contents = app
@@ -1607,6 +1605,27 @@ fn a_container_given_another_adoption_runs_and_restarts_under_it() {
     close(again);
 }
 
+/// Delivers `amount` ore to `container` and runs the frame.
+fn deliver_ore(app: &mut App, container: Entity, amount: u32) {
+    app.world_mut()
+        .write_message(ContainerRequest::from(Deliver::new(
+            container, "ore", amount,
+        )));
+    app.update();
+}
+
+/// Writes an adoption of `slots` slots (leftovers stay with the sender)
+/// that holds only ore, 10 a stack, leaving as `when_forced_out` says.
+fn write_ore_box(dir: &Path, name: &str, slots: u32, when_forced_out: &str) {
+    let a = adoption_json(
+        slot_answers("left-where-it-is"),
+        slots,
+        0.0,
+        json!([{"id": "ore", "stack-limit": 10, "when-forced-out": when_forced_out, "forced-out-order": 1}]),
+    );
+    std::fs::write(dir.join(name), a.to_string()).expect("writes");
+}
+
 /// The forced removals a test saw: their cause, and whether each was
 /// refused.
 #[derive(Resource, Default)]
@@ -1623,16 +1642,8 @@ fn a_refused_swap_keeps_the_old_rules_and_goes_through_once_it_fits() {
     );
     // 35 ore in the vault (10, 10, 10, 5); the strongbox's 3 slots of 10
     // hold 30, and its ore never leaves
-    app.world_mut()
-        .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 35)));
-    app.update();
-    let strongbox = adoption_json(
-        slot_answers("left-where-it-is"),
-        3,
-        0.0,
-        json!([{"id": "ore", "stack-limit": 10, "when-forced-out": "never", "forced-out-order": 1}]),
-    );
-    std::fs::write(dir.join("strongbox.adoption.json"), strongbox.to_string()).expect("writes");
+    deliver_ore(&mut app, vault, 35);
+    write_ore_box(&dir, "strongbox.adoption.json", 3, "never");
     let handle = swap_adoption(&mut app, vault, "strongbox.adoption.json");
     let deadline = Instant::now() + Duration::from_secs(10);
     while app.world().resource::<ForcedRefused>().0.is_empty() {
@@ -1700,17 +1711,9 @@ fn a_refused_swap_keeps_the_old_rules_and_goes_through_once_it_fits() {
 fn a_swap_to_an_adoption_not_loaded_yet_waits_for_it() {
     let (dir, _file, mut app) = fresh_world("swap-later");
     let vault = by_id(app.world_mut())["vault"];
-    app.world_mut()
-        .write_message(ContainerRequest::from(Deliver::new(vault, "ore", 35)));
-    app.update();
+    deliver_ore(&mut app, vault, 35);
     // a 5-slot chest that nothing has asked the asset server for yet
-    let chest = adoption_json(
-        slot_answers("left-where-it-is"),
-        5,
-        0.0,
-        json!([{"id": "ore", "stack-limit": 10, "when-forced-out": "dropped-nearby", "forced-out-order": 1}]),
-    );
-    std::fs::write(dir.join("chest.adoption.json"), chest.to_string()).expect("writes");
+    write_ore_box(&dir, "chest.adoption.json", 5, "dropped-nearby");
     let handle = swap_adoption(&mut app, vault, "chest.adoption.json");
     let slots = |app: &App| {
         let c = app
