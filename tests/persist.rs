@@ -1593,15 +1593,23 @@ fn a_container_given_another_adoption_runs_and_restarts_under_it() {
         .map(|p| p.1)
         .sum();
     assert_eq!(ore_on_ground, 5, "nothing lost: 30 in the vault, 5 dropped");
+    restarts_as_it_ran(app, &dir, &file, &running, 3);
+}
+
+/// Closes `app`, then checks that the file holds `running` (the vault's
+/// row with `vault_slots` slots) and that a restart brings it back.
+fn restarts_as_it_ran(app: App, dir: &Path, file: &Path, running: &Snapshot, vault_slots: usize) {
     close(app);
-    // the file holds what ran, and a restart brings it back as it ran
-    let db = ContainerDatabase::open(&file).expect("reopens");
-    assert_eq!(container_row(&db, "vault").contents.slots.len(), 3);
-    assert_eq!(file_snapshot(&db), running);
+    let db = ContainerDatabase::open(file).expect("reopens");
+    assert_eq!(
+        container_row(&db, "vault").contents.slots.len(),
+        vault_slots
+    );
+    assert_eq!(file_snapshot(&db), *running);
     drop(db);
-    let mut again = app_with(&dir, &file);
+    let mut again = app_with(dir, file);
     until_ready(&mut again);
-    assert_eq!(snapshot(again.world_mut()), running);
+    assert_eq!(snapshot(again.world_mut()), *running);
     close(again);
 }
 
@@ -1695,16 +1703,8 @@ fn a_refused_swap_keeps_the_old_rules_and_goes_through_once_it_fits() {
     );
     let running = snapshot(app.world_mut());
     assert!(running.pickups.is_empty(), "nothing was forced out");
-    close(app);
     // the row names the strongbox, and a restart runs under it
-    let db = ContainerDatabase::open(&file).expect("reopens");
-    assert_eq!(container_row(&db, "vault").contents.slots.len(), 3);
-    assert_eq!(file_snapshot(&db), running);
-    drop(db);
-    let mut again = app_with(&dir, &file);
-    until_ready(&mut again);
-    assert_eq!(snapshot(again.world_mut()), running);
-    close(again);
+    restarts_as_it_ran(app, &dir, &file, &running, 3);
 }
 
 #[test]
