@@ -153,6 +153,15 @@ fn a_reload_that_cannot_be_met_is_refused_and_the_old_rules_stay() {
     assert!(forced.outcome.refused.is_some());
     assert_eq!(slots(&app, bag).len(), 12, "old capacity stays");
     assert!(pickups(&mut app).is_empty());
+    // the player takes a stack out: the two left fit, and the reload is
+    // in force at once, as a refused swap would be
+    send(&mut app, Take::new(bag, "berries", 20).from_slot(2));
+    app.update();
+    app.update();
+    let now = slots(&app, bag);
+    assert_eq!(now.len(), 2, "the reloaded capacity, once it fits");
+    assert_eq!(now.iter().flatten().map(|(_, n)| n).sum::<u32>(), 40);
+    assert!(last_forced(&app).outcome.refused.is_none());
 }
 
 #[test]

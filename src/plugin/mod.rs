@@ -153,7 +153,7 @@ impl Plugin for ContainerPlugin {
             .init_resource::<systems::CompiledRules>()
             .init_resource::<systems::LoadedSaves>()
             .init_resource::<systems::AttachWaiting>()
-            .init_resource::<systems::AdoptionSwaps>()
+            .init_resource::<systems::AdoptionsPending>()
             .init_resource::<watch::OutcomeKeys>()
             .init_resource::<watch::Watched>()
             .init_resource::<guard::PluginWrites>()

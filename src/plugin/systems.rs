@@ -446,13 +446,18 @@ pub(crate) fn report_adoption_loads(
 }
 
 /// Recompiles the rules of every container whose adoption was reloaded.
+/// A container whose forced removal the new rules refused keeps the old
+/// ones and is tried again as a refused swap is ([`apply_adoption_swaps`]).
 pub(crate) fn apply_adoption_changes(
     mut events: MessageReader<AssetEvent<AdoptionAsset>>,
     mut rejected: MessageWriter<AdoptionRejected>,
-    assets: Res<Assets<AdoptionAsset>>,
-    tuning: Res<ContainerTuning>,
-    mut compiled: ResMut<CompiledRules>,
+    (assets, tuning, mut compiled): (
+        Res<Assets<AdoptionAsset>>,
+        Res<ContainerTuning>,
+        ResMut<CompiledRules>,
+    ),
     containers: Query<(Entity, &Container)>,
+    (mut pending, ticks): (ResMut<AdoptionsPending>, SystemChangeTick),
     mut ops: Containers,
 ) {
     let mut modified: Vec<AssetId<AdoptionAsset>> = Vec::new();
@@ -481,26 +486,29 @@ pub(crate) fn apply_adoption_changes(
             }
         };
         for entity in users {
-            ops.adopt(entity, rules.clone(), asset.id.clone());
+            if !ops.adopt(entity, rules.clone(), asset.id.clone()) && ops.contents(entity).is_some()
+            {
+                pending.refused.insert(entity, ticks.this_run());
+            }
         }
     }
 }
 
-/// The containers whose [`Container::adoption`] was swapped and whose
-/// new rules are not in force yet: those waiting for the new file to load,
-/// and those whose forced removal the new rules refused (an item that
-/// never leaves has no room), each with the tick of that refusal.
+/// The containers whose adoption (swapped in [`Container::adoption`], or
+/// reloaded) is not in force yet: those waiting for a swapped-in file to
+/// load, and those whose forced removal the new rules refused (an item
+/// that never leaves has no room), each with the tick of that refusal.
 #[derive(Resource, Default)]
-pub(crate) struct AdoptionSwaps {
+pub(crate) struct AdoptionsPending {
     waiting: BTreeSet<Entity>,
     refused: BTreeMap<Entity, Tick>,
 }
 
-/// Run condition of [`apply_adoption_swaps`]: a container whose swap was
-/// refused has had its contents changed since (the player may have taken
+/// Run condition of [`apply_adoption_swaps`]: a container whose adoption
+/// was refused has had its contents changed since (the player may have taken
 /// out what could not leave). Looks only at those containers.
 pub(crate) fn refused_swaps_changed(
-    swaps: Res<AdoptionSwaps>,
+    swaps: Res<AdoptionsPending>,
     contents: Query<Ref<ContainerContents>>,
     ticks: SystemChangeTick,
 ) -> bool {
@@ -515,10 +523,10 @@ pub(crate) fn refused_swaps_changed(
 /// swaps its [`Container::adoption`] handle, as a reload of its file
 /// would: what the new rules no longer hold leaves by their forced-removal
 /// rules (an [`ItemsForcedOut`]). A swap to an adoption not loaded yet
-/// waits for it. A swap whose forced removal is refused keeps the old
-/// rules (the refusal is the [`ItemsForcedOut`]'s) and is tried again each
-/// time the container's contents change, until it goes through or the
-/// handle changes again. Without this the running container kept its old
+/// waits for it. A swap (or a reload) whose forced removal is refused
+/// keeps the old rules (the refusal is the [`ItemsForcedOut`]'s) and is
+/// tried again each time the container's contents change, until it goes
+/// through or the handle changes again. Without this the running container kept its old
 /// rules while a restart, which loads the handle's file, applied the new
 /// ones.
 pub(crate) fn apply_adoption_swaps(
@@ -530,21 +538,24 @@ pub(crate) fn apply_adoption_swaps(
         ResMut<CompiledRules>,
     ),
     mut rejected: MessageWriter<AdoptionRejected>,
-    (mut swaps, ticks): (ResMut<AdoptionSwaps>, SystemChangeTick),
+    (mut swaps, ticks): (ResMut<AdoptionsPending>, SystemChangeTick),
     mut ops: Containers,
 ) {
     let swaps = &mut *swaps;
     let mut entities = std::mem::take(&mut swaps.waiting);
     entities.extend(swapped.iter());
+    // a refused reload runs under its old file's id: tried whatever it is
+    let mut retried = BTreeSet::new();
     swaps.refused.retain(|&e, &mut at| {
         let Some(changed) = ops.contents_changed_at(e) else {
             return false;
         };
         if changed.is_newer_than(at, ticks.this_run()) {
-            entities.insert(e);
+            retried.insert(e);
         }
         true
     });
+    entities.extend(&retried);
     for entity in entities {
         swaps.refused.remove(&entity);
         let Ok(container) = containers.get(entity) else {
@@ -559,7 +570,7 @@ pub(crate) fn apply_adoption_swaps(
             swaps.waiting.insert(entity);
             continue;
         };
-        if ops.adoption(entity) == Some(&asset.id) {
+        if !retried.contains(&entity) && ops.adoption(entity) == Some(&asset.id) {
             continue;
         }
         let rules = match compiled.get(id, asset, &tuning.0) {
