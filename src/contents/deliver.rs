@@ -75,8 +75,10 @@ impl Contents {
         // `capped`: what the free budget lets in; `placed`: what lands
         let (capped, placed) = if self.rules.has_slots() {
             let want = self.budget_cap(&terms, amount);
-            self.plan_into(item, props, &terms, want, own, &mut landed);
-            (want, landed.iter().map(|l| l.amount).sum::<u32>())
+            (
+                want,
+                self.plan_into(item, props, &terms, want, own, &mut landed),
+            )
         } else {
             let held = self.held_kind(&id, props);
             let capped = self.budget_cap(&terms, amount);
@@ -204,7 +206,9 @@ impl Contents {
     /// Where up to `want` items of `item` land, by the fill order, without
     /// changing anything: into `plan` (empty), so a delivery or a transfer
     /// plans into its outcome's own list, not a copy. `own` is the type's
-    /// slots, ascending; only those holding `props` are topped up.
+    /// slots, ascending; only those holding `props` are topped up. Returns
+    /// how many the plan places (the landings' sum, counted as they are
+    /// planned: summing them again was a loop of its own).
     #[inline(always)]
     pub(crate) fn plan_into(
         &self,
@@ -214,9 +218,9 @@ impl Contents {
         want: u32,
         own: Slots<'_>,
         plan: &mut Landings,
-    ) {
+    ) -> u32 {
         if want == 0 {
-            return;
+            return 0;
         }
         let mut planner = Planner {
             contents: self,
@@ -232,6 +236,7 @@ impl Contents {
             FillOrder::Append => planner.append(),
             FillOrder::NotApplicable => planner.reserved(),
         }
+        want - planner.left
     }
 
     /// What stopped `placed` items of `item` short of the amount offered

@@ -732,8 +732,9 @@ impl Contents {
             }
             let want = self.budget_cap(terms, want);
             let own = at.map_or(super::index::Slots::NONE, |at| self.by_type.list(at));
-            self.plan_into(item, props, terms, want, own, plan);
-            return Ok(Admit::Fits(plan.iter().map(|l| l.amount).sum()));
+            return Ok(Admit::Fits(
+                self.plan_into(item, props, terms, want, own, plan),
+            ));
         };
         if slot >= self.slots_available() {
             return Err(Reason::NoSuchSlot);
