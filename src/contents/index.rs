@@ -147,13 +147,13 @@ impl TypeIndex {
         self.find_hashed(item)
     }
 
-    /// [`Self::find`], the one type of a container that holds one found
-    /// by a branch, which the processor always guesses right and runs
-    /// ahead of, where the select makes what follows wait for the print.
-    /// For the lookups outside a delivery's and a take's lines (a
-    /// transfer's target): in [`Self::find`] itself, the branch changed
-    /// how the compiler laid out a delivery, and the backpack's day was
-    /// slower.
+    /// [`Self::find`], except that a container holding one type answers
+    /// by comparing that type's text: a branch the processor always
+    /// guesses right and runs ahead of, where the select makes what
+    /// follows wait for the print. Only for lookups outside a delivery's
+    /// and a take's lines (a transfer's target): inside [`Self::find`],
+    /// the branch changed how the compiler laid out a delivery, and the
+    /// backpack's day was slower.
     #[inline]
     pub(crate) fn find_lone(&self, item: &str) -> Option<(u32, &ItemType)> {
         match self.keys.as_slice() {
