@@ -51,7 +51,7 @@ pub(crate) fn rules_systems() -> ScheduleConfigs<ScheduleSystem> {
         apply_adoption_swaps.run_if(
             any_match_filter::<Changed<Container>>
                 .or_eager(on_message::<AssetEvent<AdoptionAsset>>)
-                .or_eager(refused_swaps_changed),
+                .or_eager(refused_adoptions_changed),
         ),
         apply_tuning_changes.run_if(resource_changed::<ContainerTuning>),
         apply_slot_rules_changes.run_if(any_match_filter::<Changed<ContainerSlotRules>>),
@@ -507,12 +507,12 @@ pub(crate) struct AdoptionsPending {
 /// Run condition of [`apply_adoption_swaps`]: a container whose adoption
 /// was refused has had its contents changed since (the player may have taken
 /// out what could not leave). Looks only at those containers.
-pub(crate) fn refused_swaps_changed(
-    swaps: Res<AdoptionsPending>,
+pub(crate) fn refused_adoptions_changed(
+    pending: Res<AdoptionsPending>,
     contents: Query<Ref<ContainerContents>>,
     ticks: SystemChangeTick,
 ) -> bool {
-    swaps.refused.iter().any(|(&e, &at)| {
+    pending.refused.iter().any(|(&e, &at)| {
         contents
             .get(e)
             .is_ok_and(|c| c.last_changed().is_newer_than(at, ticks.this_run()))
@@ -526,9 +526,9 @@ pub(crate) fn refused_swaps_changed(
 /// waits for it. A swap (or a reload) whose forced removal is refused
 /// keeps the old rules (the refusal is the [`ItemsForcedOut`]'s) and is
 /// tried again each time the container's contents change, until it goes
-/// through or the handle changes again. Without this the running container kept its old
-/// rules while a restart, which loads the handle's file, applied the new
-/// ones.
+/// through or the handle changes again. Without this the running
+/// container kept its old rules while a restart, which loads the
+/// handle's file, applied the new ones.
 pub(crate) fn apply_adoption_swaps(
     swapped: Query<Entity, Changed<Container>>,
     containers: Query<&Container>,
@@ -538,15 +538,15 @@ pub(crate) fn apply_adoption_swaps(
         ResMut<CompiledRules>,
     ),
     mut rejected: MessageWriter<AdoptionRejected>,
-    (mut swaps, ticks): (ResMut<AdoptionsPending>, SystemChangeTick),
+    (mut pending, ticks): (ResMut<AdoptionsPending>, SystemChangeTick),
     mut ops: Containers,
 ) {
-    let swaps = &mut *swaps;
-    let mut entities = std::mem::take(&mut swaps.waiting);
+    let pending = &mut *pending;
+    let mut entities = std::mem::take(&mut pending.waiting);
     entities.extend(swapped.iter());
     // a refused reload runs under its old file's id: tried whatever it is
     let mut retried = BTreeSet::new();
-    swaps.refused.retain(|&e, &mut at| {
+    pending.refused.retain(|&e, &mut at| {
         let Some(changed) = ops.contents_changed_at(e) else {
             return false;
         };
@@ -557,7 +557,7 @@ pub(crate) fn apply_adoption_swaps(
     });
     entities.extend(&retried);
     for entity in entities {
-        swaps.refused.remove(&entity);
+        pending.refused.remove(&entity);
         let Ok(container) = containers.get(entity) else {
             continue;
         };
@@ -567,7 +567,7 @@ pub(crate) fn apply_adoption_swaps(
             continue;
         }
         let Some(asset) = assets.get(id) else {
-            swaps.waiting.insert(entity);
+            pending.waiting.insert(entity);
             continue;
         };
         if !retried.contains(&entity) && ops.adoption(entity) == Some(&asset.id) {
@@ -584,7 +584,7 @@ pub(crate) fn apply_adoption_swaps(
             ops.mark_changed(entity);
         } else {
             // a change made by this run has its tick: only later ones count
-            swaps.refused.insert(entity, ticks.this_run());
+            pending.refused.insert(entity, ticks.this_run());
         }
     }
 }
