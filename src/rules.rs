@@ -52,6 +52,30 @@ answer_enum! {
     }
 }
 
+impl CapacityLimit {
+    /// Whether a container of this capacity has slots (every one but
+    /// `size-budget`).
+    #[inline(always)]
+    pub(crate) const fn has_slots(self) -> bool {
+        !matches!(self, CapacityLimit::SizeBudget)
+    }
+
+    /// Whether a size budget limits it.
+    #[inline(always)]
+    pub(crate) const fn has_budget(self) -> bool {
+        matches!(
+            self,
+            CapacityLimit::SizeBudget | CapacityLimit::SlotsAndSize
+        )
+    }
+
+    /// Whether its slot count limits it.
+    #[inline(always)]
+    pub(crate) const fn has_slot_limit(self) -> bool {
+        matches!(self, CapacityLimit::SlotCount | CapacityLimit::SlotsAndSize)
+    }
+}
+
 answer_enum! {
     /// What goes in when not everything fits.
     PartialAcceptance {
@@ -342,25 +366,19 @@ impl Rules {
     /// Whether the container has slots.
     #[inline]
     pub fn has_slots(&self) -> bool {
-        self.capacity != CapacityLimit::SizeBudget
+        self.capacity.has_slots()
     }
 
     /// Whether a size budget limits the container.
     #[inline]
     pub fn has_budget(&self) -> bool {
-        matches!(
-            self.capacity,
-            CapacityLimit::SizeBudget | CapacityLimit::SlotsAndSize
-        )
+        self.capacity.has_budget()
     }
 
     /// Whether the slot count limits the container.
     #[inline]
     pub fn has_slot_limit(&self) -> bool {
-        matches!(
-            self.capacity,
-            CapacityLimit::SlotCount | CapacityLimit::SlotsAndSize
-        )
+        self.capacity.has_slot_limit()
     }
 
     /// Movable listed types in the order they leave a forced removal.

@@ -1,6 +1,9 @@
 //! Delivery: items arriving at the container (the guide's [`guide::requests`](crate::guide::requests)).
 
+use std::marker::PhantomData;
+
 use super::index::Slots;
+use super::shape::{AnyShape, Backpack, Shape};
 use super::{
     Contents, Delivered, Kind, Landing, Landings, Leftover, LimitedBy, Props, Reason, Refused,
     TypeTerms,
@@ -50,9 +53,27 @@ impl Contents {
     /// [`Contents::deliver_kind`], copied into each of its two callers: a
     /// plain delivery's copy knows its items have no properties, and
     /// compares and copies none (about 6 instructions of a delivery's 560
-    /// in `examples/perf`'s backpack day).
+    /// in `examples/perf`'s backpack day). A backpack's delivery runs
+    /// compiled for its [shape](super::shape), which leaves out the
+    /// questions its rules answer the same way every time (about 50
+    /// instructions of a delivery's 530 there).
     #[inline(always)]
     fn deliver_props(&mut self, item: &str, props: &Props, amount: u32) -> Delivered {
+        if Backpack::fits(&self.rules) {
+            self.deliver_shaped::<Backpack>(item, props, amount)
+        } else {
+            self.deliver_shaped::<AnyShape>(item, props, amount)
+        }
+    }
+
+    /// [`Contents::deliver_props`] for a container of the shape `S`.
+    #[inline(always)]
+    pub(super) fn deliver_shaped<S: Shape>(
+        &mut self,
+        item: &str,
+        props: &Props,
+        amount: u32,
+    ) -> Delivered {
         // one lookup for the shared id and the type's stacks
         let (id, at) = match self.by_type.find(item) {
             Some((at, k)) => (k.clone(), Some(at)),
@@ -67,28 +88,28 @@ impl Contents {
             Some(at) => self.by_type.row(at).and_then(|r| self.rules.rows.get(r)),
             None => self.rules.row(item),
         };
-        let terms = match self.terms_with(item, row) {
+        let terms = match self.terms_in::<S>(item, row) {
             Ok(t) => t,
             Err(reason) => return Delivered::refused(id, props.clone(), amount, reason),
         };
         let mut landed = Landings::default();
         // `capped`: what the free budget lets in; `placed`: what lands
-        let (capped, placed) = if self.rules.has_slots() {
-            let want = self.budget_cap(&terms, amount);
+        let (capped, placed) = if S::has_slots(&self.rules) {
+            let want = self.budget_cap::<S>(&terms, amount);
             (
                 want,
-                self.plan_into(item, props, &terms, want, own, &mut landed),
+                self.plan_into::<S>(item, props, &terms, want, own, &mut landed),
             )
         } else {
             let held = self.held_kind(&id, props);
-            let capped = self.budget_cap(&terms, amount);
+            let capped = self.budget_cap::<S>(&terms, amount);
             (capped, capped.min(u32::MAX - held))
         };
         let rest = amount - placed;
-        let limited = self.rules.has_slot_limit() || self.rules.has_budget();
+        let limited = S::has_slot_limit(&self.rules) || S::has_budget(&self.rules);
         let (mut leftover, mut refused, mut limited_by) = (None, None, None);
         if rest > 0 {
-            limited_by = Some(self.limit_of(item, props, &terms, capped, placed));
+            limited_by = Some(self.limit_of::<S>(item, props, &terms, capped, placed));
             match (self.rules.partial, self.rules.leftover) {
                 (PartialAcceptance::AllOrNothing, _) if limited => {
                     return Delivered {
@@ -105,7 +126,7 @@ impl Contents {
                 }
                 (_, None) => {
                     // no-limit: only slot rules or the safety ceiling stop it
-                    let reason = if self.rules.restriction == TypeRestriction::BySlot {
+                    let reason = if S::by_slot(&self.rules) {
                         Reason::SlotRules
                     } else {
                         Reason::SlotCeiling
@@ -117,7 +138,7 @@ impl Contents {
                 }
             }
         }
-        if self.rules.has_slots() {
+        if S::has_slots(&self.rules) {
             self.add_landings(&id, props, at, &landed, terms.size);
         } else if placed > 0 {
             self.add_holding(&id, props, placed, terms.size);
@@ -162,8 +183,8 @@ impl Contents {
 
     /// `amount`, capped by what the free budget holds.
     #[inline]
-    pub(crate) fn budget_cap(&self, terms: &TypeTerms, amount: u32) -> u32 {
-        if !self.rules.has_budget() {
+    pub(crate) fn budget_cap<S: Shape>(&self, terms: &TypeTerms, amount: u32) -> u32 {
+        if !S::has_budget(&self.rules) {
             return amount;
         }
         let room = self.limits.size_budget.minus(self.size_used);
@@ -210,7 +231,7 @@ impl Contents {
     /// how many the plan places (the landings' sum, counted as they are
     /// planned: summing them again was a loop of its own).
     #[inline(always)]
-    pub(crate) fn plan_into(
+    pub(crate) fn plan_into<S: Shape>(
         &self,
         item: &str,
         props: &Props,
@@ -222,15 +243,16 @@ impl Contents {
         if want == 0 {
             return 0;
         }
-        let mut planner = Planner {
+        let mut planner = Planner::<S> {
             contents: self,
             item,
             props,
             terms,
             left: want,
             plan,
+            shape: PhantomData,
         };
-        match self.rules.fill {
+        match S::fill(&self.rules) {
             FillOrder::TopUpThenFirstEmpty => planner.top_up_then_first_empty(own),
             FillOrder::FirstSlotThatFits => planner.first_slot_that_fits(own),
             FillOrder::Append => planner.append(),
@@ -247,7 +269,7 @@ impl Contents {
     /// its answer is found here without a call; what needs a look at the
     /// slots is [`Contents::plan_limit`]'s.
     #[inline]
-    pub(crate) fn limit_of(
+    pub(crate) fn limit_of<S: Shape>(
         &self,
         item: &str,
         props: &Props,
@@ -257,12 +279,12 @@ impl Contents {
     ) -> LimitedBy {
         if placed >= capped {
             LimitedBy::SizeBudget
-        } else if !self.rules.has_slots() {
+        } else if !S::has_slots(&self.rules) {
             // a slotless holding at the most it counts
             LimitedBy::Ceiling
-        } else if terms.reserved.is_none() && self.rules.restriction != TypeRestriction::BySlot {
+        } else if terms.reserved.is_none() && !S::by_slot(&self.rules) {
             // no slot of its own, no slot that refuses it: the slots ran out
-            if self.rules.has_slot_limit() {
+            if S::has_slot_limit(&self.rules) {
                 LimitedBy::Slots
             } else {
                 LimitedBy::Ceiling
@@ -322,7 +344,7 @@ impl Contents {
 
 /// A plan in progress: where the items of one delivery (or the target side
 /// of a transfer) land, slot by slot, without changing the container.
-struct Planner<'a, 'p> {
+struct Planner<'a, 'p, S> {
     /// The container planned into.
     contents: &'a Contents,
     /// The type delivered.
@@ -335,9 +357,11 @@ struct Planner<'a, 'p> {
     left: u32,
     /// The landings planned so far.
     plan: &'p mut Landings,
+    /// The shape of the container's rules the plan is compiled for.
+    shape: PhantomData<S>,
 }
 
-impl Planner<'_, '_> {
+impl<S: Shape> Planner<'_, '_, S> {
     /// Plans up to `room` items into `slot`; whether everything is placed.
     #[inline]
     fn take(&mut self, slot: u32, room: u32) -> bool {
@@ -355,7 +379,7 @@ impl Planner<'_, '_> {
     fn room(&self, slot: u32) -> u32 {
         let limit = self.terms.limit;
         match self.contents.stack(slot) {
-            None if self.contents.accepts(slot, self.item, self.terms) => limit,
+            None if self.contents.accepts_in::<S>(slot, self.item, self.terms) => limit,
             Some(s) if s.item.as_str() == self.item && s.props == *self.props => {
                 limit.saturating_sub(s.amount)
             }
@@ -388,7 +412,7 @@ impl Planner<'_, '_> {
     fn fill_empty_range(&mut self, from: u32, to: u32) -> bool {
         let (c, item, terms) = (self.contents, self.item, self.terms);
         for s in from..to {
-            if c.accepts(s, item, terms) && self.take(s, terms.limit) {
+            if c.accepts_in::<S>(s, item, terms) && self.take(s, terms.limit) {
                 return true;
             }
         }
@@ -399,7 +423,7 @@ impl Planner<'_, '_> {
     /// slots in order, then the slots past the end.
     fn top_up_then_first_empty(&mut self, own: Slots<'_>) {
         let (c, item, terms) = (self.contents, self.item, self.terms);
-        let available = c.slots_available();
+        let available = c.slots_available_in::<S>();
         // a type that does not stack has no stack to top up
         let own = if terms.limit > 1 { own } else { Slots::NONE };
         for s in own {
@@ -409,7 +433,7 @@ impl Planner<'_, '_> {
             }
         }
         for s in c.occ.frees(available) {
-            if c.accepts(s, item, terms) && self.take(s, terms.limit) {
+            if c.accepts_in::<S>(s, item, terms) && self.take(s, terms.limit) {
                 return;
             }
         }
@@ -420,7 +444,7 @@ impl Planner<'_, '_> {
     /// together in slot order, then the slots past the end.
     fn first_slot_that_fits(&mut self, own: Slots<'_>) {
         let c = self.contents;
-        let available = c.slots_available();
+        let available = c.slots_available_in::<S>();
         for s in ascending(own, c.occ.frees(available)) {
             let room = self.room(s);
             if self.take(s, room) {
@@ -444,7 +468,7 @@ impl Planner<'_, '_> {
             }
             None => 0,
         };
-        self.fill_empty(start, c.slots_available());
+        self.fill_empty(start, c.slots_available_in::<S>());
     }
 
     /// `not-applicable`: the type's reserved slot only.

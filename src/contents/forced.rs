@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{
-    Cause, Contents, ForcedOut, ItemType, Limits, Portion, Shortfall, SlotRules, Stack, TypeTerms,
-    accepts_under, terms_under,
+    AnyShape, Cause, Contents, ForcedOut, ItemType, Limits, Portion, Shortfall, SlotRules, Stack,
+    TypeTerms, accepts_under, terms_under,
 };
 use crate::decimal::Decimal;
 use crate::limits::MAX_SLOTS;
@@ -232,7 +232,8 @@ impl Contents {
         for (old_slot, st) in olds {
             let item = st.item.as_str();
             let kind = *known.entry(item).or_insert_with(|| {
-                let terms = terms_under(rules, sr, available, item, rules.row(item)).ok();
+                let terms =
+                    terms_under::<AnyShape>(rules, sr, available, item, rules.row(item)).ok();
                 layout
                     .kinds
                     .push((terms, leaves_of(target, &self.rules, item)));
@@ -611,7 +612,7 @@ impl Layout {
         let p = &self.pieces[i];
         let t = self.terms(i)?;
         let s = p.old_slot.filter(|&s| p.first && s < self.available)?;
-        accepts_under(rules, sr, s, p.stack.item.as_str(), &t).then_some(s)
+        accepts_under::<AnyShape>(rules, sr, s, p.stack.item.as_str(), &t).then_some(s)
     }
 
     /// The first slot from `from` on that is not taken and accepts piece `i`.
@@ -625,7 +626,8 @@ impl Layout {
         sr: Option<&SlotRules>,
     ) -> Option<u32> {
         let item = self.item(i).as_str();
-        (from..self.available).find(|&s| !taken.has(s) && accepts_under(rules, sr, s, item, t))
+        (from..self.available)
+            .find(|&s| !taken.has(s) && accepts_under::<AnyShape>(rules, sr, s, item, t))
     }
 
     /// A slotless holding is one amount per kind: refuse rather than

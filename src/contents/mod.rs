@@ -44,6 +44,7 @@ mod restore;
 pub(crate) use restore::SaveHead;
 pub use restore::{LoadRefused, Loaded};
 mod set_props;
+mod shape;
 pub use set_props::{PropsAt, PropsSet};
 mod take;
 mod transfer;
@@ -64,6 +65,7 @@ pub use crate::item::ItemType;
 use crate::limits::MAX_SLOTS;
 pub use crate::props::{Kind, Props};
 use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
+use shape::{AnyShape, Shape};
 
 /// One slot's contents: one kind (a type and its properties), an amount
 /// of at least one, and the draw order bookkeeping.
@@ -393,10 +395,20 @@ impl Contents {
         item: &str,
         row: Option<&crate::rules::TypeRule>,
     ) -> Result<TypeTerms, Reason> {
-        terms_under(
+        self.terms_in::<AnyShape>(item, row)
+    }
+
+    /// [`Self::terms_with`] for a container of the shape `S`.
+    #[inline(always)]
+    pub(crate) fn terms_in<S: Shape>(
+        &self,
+        item: &str,
+        row: Option<&crate::rules::TypeRule>,
+    ) -> Result<TypeTerms, Reason> {
+        terms_under::<S>(
             &self.rules,
             self.slot_rules.as_deref(),
-            self.slots_available(),
+            self.slots_available_in::<S>(),
             item,
             row,
         )
@@ -405,9 +417,15 @@ impl Contents {
     /// How many slot indices may be used.
     #[inline]
     fn slots_available(&self) -> u32 {
-        if self.rules.has_slot_limit() {
+        self.slots_available_in::<AnyShape>()
+    }
+
+    /// [`Self::slots_available`] for a container of the shape `S`.
+    #[inline(always)]
+    fn slots_available_in<S: Shape>(&self) -> u32 {
+        if S::has_slot_limit(&self.rules) {
             self.limits.slot_count
-        } else if self.rules.has_slots() {
+        } else if S::has_slots(&self.rules) {
             MAX_SLOTS
         } else {
             0
@@ -416,7 +434,13 @@ impl Contents {
 
     /// Whether `slot` accepts `item` under the entry rules.
     fn accepts(&self, slot: u32, item: &str, terms: &TypeTerms) -> bool {
-        accepts_under(&self.rules, self.slot_rules.as_deref(), slot, item, terms)
+        self.accepts_in::<AnyShape>(slot, item, terms)
+    }
+
+    /// [`Self::accepts`] for a container of the shape `S`.
+    #[inline(always)]
+    fn accepts_in<S: Shape>(&self, slot: u32, item: &str, terms: &TypeTerms) -> bool {
+        accepts_under::<S>(&self.rules, self.slot_rules.as_deref(), slot, item, terms)
     }
 
     #[inline]
@@ -560,7 +584,7 @@ impl Contents {
 /// called, it returned the terms through memory, and reading them back
 /// stalled a delivery (7% of a backpack day).
 #[inline(always)]
-pub(crate) fn terms_under(
+pub(crate) fn terms_under<S: Shape>(
     rules: &Rules,
     slot_rules: Option<&SlotRules>,
     slots_available: u32,
@@ -569,13 +593,13 @@ pub(crate) fn terms_under(
 ) -> Result<TypeTerms, Reason> {
     match (rules.restriction, row) {
         (TypeRestriction::OnlyThese, None) => return Err(Reason::TypeRestriction),
-        (_, None) if rules.has_budget() => return Err(Reason::NoSize),
+        (_, None) if S::has_budget(rules) => return Err(Reason::NoSize),
         _ => {}
     }
-    if rules.restriction == TypeRestriction::BySlot {
+    if S::by_slot(rules) {
         by_slot_entry(slot_rules, slots_available, item)?;
     }
-    let reserved = if rules.has_slots() && rules.fill == FillOrder::NotApplicable {
+    let reserved = if S::has_slots(rules) && S::fill(rules) == FillOrder::NotApplicable {
         match row {
             Some(r) if (r.row as u64) < u64::from(slots_available) => Some(r.row as u32),
             _ => return Err(Reason::NoReservedSlot),
@@ -592,7 +616,7 @@ pub(crate) fn terms_under(
             reserved,
         },
         None => TypeTerms {
-            limit: if rules.has_slots() { 1 } else { u32::MAX },
+            limit: if S::has_slots(rules) { 1 } else { u32::MAX },
             size: Decimal::ZERO,
             leaves_to: None,
             order: (i64::MAX, usize::MAX),
@@ -620,7 +644,7 @@ fn by_slot_entry(
 }
 
 #[inline]
-pub(crate) fn accepts_under(
+pub(crate) fn accepts_under<S: Shape>(
     rules: &Rules,
     slot_rules: Option<&SlotRules>,
     slot: u32,
@@ -632,7 +656,7 @@ pub(crate) fn accepts_under(
     {
         return false;
     }
-    if rules.restriction == TypeRestriction::BySlot {
+    if S::by_slot(rules) {
         return slot_rules.is_some_and(|sr| sr.accepts(slot, item));
     }
     true

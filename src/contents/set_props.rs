@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Contents, ItemType, Kind, Landing, Landings, Props, Reason};
+use super::{AnyShape, Contents, ItemType, Kind, Landing, Landings, Props, Reason};
 
 /// Which items a [`Contents::set_props`] changes: a slot's stack, or in a
 /// slotless container one kind's holding.
@@ -165,9 +165,9 @@ impl Contents {
         };
         self.remove_from_slot(slot, n, terms.size);
         let own = at.map_or(super::index::Slots::NONE, |at| self.by_type.list(at));
-        let want = self.budget_cap(&terms, n);
+        let want = self.budget_cap::<AnyShape>(&terms, n);
         let mut landed = Landings::default();
-        if self.plan_into(item.as_str(), &to, &terms, want, own, &mut landed) != n {
+        if self.plan_into::<AnyShape>(item.as_str(), &to, &terms, want, own, &mut landed) != n {
             // put them back as they were: the stack kept its slot
             let size = terms.size.times(n);
             if let Some(s) = self.slots.get_mut(slot as usize).and_then(Option::as_mut) {

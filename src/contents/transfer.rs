@@ -8,7 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Contents, ItemType, Landing, Landings, LimitedBy, Props, Reason, Stack, TypeTerms};
+use super::{
+    AnyShape, Contents, ItemType, Landing, Landings, LimitedBy, Props, Reason, Stack, TypeTerms,
+};
 use crate::decimal::Decimal;
 use crate::props::KindLabel;
 use crate::rules::{DrawOrder, PartialAcceptance};
@@ -727,13 +729,14 @@ impl Contents {
             if !self.rules.has_slots() {
                 let held = self.held_kind(&self.item_type(item), props);
                 return Ok(Admit::Fits(
-                    self.budget_cap(terms, want).min(u32::MAX - held),
+                    self.budget_cap::<AnyShape>(terms, want)
+                        .min(u32::MAX - held),
                 ));
             }
-            let want = self.budget_cap(terms, want);
+            let want = self.budget_cap::<AnyShape>(terms, want);
             let own = at.map_or(super::index::Slots::NONE, |at| self.by_type.list(at));
             return Ok(Admit::Fits(
-                self.plan_into(item, props, terms, want, own, plan),
+                self.plan_into::<AnyShape>(item, props, terms, want, own, plan),
             ));
         };
         if slot >= self.slots_available() {
@@ -747,7 +750,9 @@ impl Contents {
             }
             Some(s) => return Ok(Admit::Other(s.clone())),
         };
-        Ok(Admit::Fits(self.budget_cap(terms, want.min(room))))
+        Ok(Admit::Fits(
+            self.budget_cap::<AnyShape>(terms, want.min(room)),
+        ))
     }
 
     /// What stopped this container (a target) admitting all `want` items
@@ -767,8 +772,8 @@ impl Contents {
         admitted: u32,
     ) -> LimitedBy {
         let Some(slot) = slot else {
-            let capped = self.budget_cap(terms, want);
-            return self.limit_of(item, props, terms, capped, admitted);
+            let capped = self.budget_cap::<AnyShape>(terms, want);
+            return self.limit_of::<AnyShape>(item, props, terms, capped, admitted);
         };
         // the slot is empty or holds this kind (another is `Admit::Other`)
         let room = self
