@@ -96,8 +96,9 @@ fn intern(s: &str, owned: impl FnOnce() -> Box<str>) -> Option<&'static str> {
 
 /// Whether two ids have the same text: the same pointer (an interned id
 /// against itself) or the same length and bytes, short ids compared a
-/// word or two at a time.
-#[inline]
+/// word or two at a time. Always in its callers' lines: a delivery's
+/// lookup of its type called it, for a few instructions more.
+#[inline(always)]
 pub(crate) fn same_text(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len();

@@ -138,10 +138,13 @@ impl Contents {
                 }
             }
         }
-        if S::has_slots(&self.rules) {
-            self.add_landings(&id, props, at, &landed, terms.size);
-        } else if placed > 0 {
-            self.add_holding(&id, props, placed, terms.size);
+        // most deliveries to a full bag place nothing: no call then
+        if placed > 0 {
+            if S::has_slots(&self.rules) {
+                self.add_landings(&id, props, at, &landed, terms.size);
+            } else {
+                self.add_holding(&id, props, placed, terms.size);
+            }
         }
         // built once, in place: copying a finished outcome cost a fifth of
         // a delivery in the profile

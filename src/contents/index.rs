@@ -100,7 +100,7 @@ pub(crate) struct TypeIndex {
     /// Per type number, the [`print`] of its id: among [`FEW`] types,
     /// [`TypeIndex::find`] compares one word per type and picks the match
     /// without a branch on which type is asked for.
-    prints: Vec<u64>,
+    prints: Prints,
     /// Per type number, its slots as bits while the index is narrow
     /// (every slot indexed below [`NARROW`]); all zero once it is wide.
     bits: Vec<u64>,
@@ -122,7 +122,7 @@ pub(crate) struct TypeIndex {
 
 impl TypeIndex {
     /// The type's number and shared id, if indexed.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn find(&self, item: &str) -> Option<(u32, &ItemType)> {
         if self.ids.len() <= FEW {
             debug_assert_eq!(self.keys.len(), self.ids.len(), "no number is free yet");
@@ -133,7 +133,7 @@ impl TypeIndex {
             // callgrind's simulation of the branches)
             let print = print(item);
             let mut hit = usize::MAX;
-            for (i, &p) in self.prints.iter().enumerate() {
+            for (i, &p) in self.prints.0.iter().enumerate() {
                 hit = if p == print { i } else { hit };
             }
             return match self.keys.get(hit) {
@@ -226,7 +226,7 @@ impl TypeIndex {
             Some(i) => {
                 self.rows[i as usize] = row;
                 self.keys[i as usize] = item.clone();
-                self.prints[i as usize] = print(item.as_str());
+                self.prints.set(i as usize, item.as_str());
                 i
             }
             None => {
@@ -234,7 +234,7 @@ impl TypeIndex {
                 self.lists.push(Vec::new());
                 self.rows.push(row);
                 self.keys.push(item.clone());
-                self.prints.push(print(item.as_str()));
+                self.prints.set(self.keys.len() - 1, item.as_str());
                 (self.lists.len() - 1) as u32
             }
         };
@@ -436,7 +436,7 @@ impl TypeIndex {
     pub(crate) fn clear(&mut self) {
         self.ids.clear();
         self.keys.clear();
-        self.prints.clear();
+        self.prints = Prints::default();
         self.bits.clear();
         self.lists.clear();
         self.wide = false;
@@ -454,14 +454,39 @@ fn text_hash(text: &str) -> u64 {
 }
 
 /// A word that two ids of the same text always share and two of different
-/// texts seldom do: the length and the first, middle and last bytes. Three
-/// loads and no branch on the text.
+/// texts seldom do: the length (up to 2^38, so the top bit stays clear) and
+/// the first, middle and last bytes. Three loads and no branch on the text.
 #[inline]
 fn print(text: &str) -> u64 {
     let b = text.as_bytes();
     let n = b.len();
     let byte = |i: usize| u64::from(b.get(i).copied().unwrap_or(0));
-    (n as u64) << 24 | byte(0) << 16 | byte(n / 2) << 8 | byte(n.wrapping_sub(1))
+    (n as u64).min(1 << 38) << 24 | byte(0) << 16 | byte(n / 2) << 8 | byte(n.wrapping_sub(1))
+}
+
+/// The [`print`]s of the first [`FEW`] type numbers, in place: a fixed
+/// number of words the lookup compares all of, with no loop to count and
+/// no pointer to follow. A number not in use has [`Prints::NONE`].
+#[derive(Clone, Debug)]
+struct Prints([u64; FEW]);
+
+impl Prints {
+    /// The print of no text: its top bit is set, and no [`print`]'s is.
+    const NONE: u64 = u64::MAX;
+
+    /// Notes the print of `text`, the id numbered `at` (past [`FEW`], a
+    /// number the lookup finds by hashing, not by print).
+    fn set(&mut self, at: usize, text: &str) {
+        if let Some(p) = self.0.get_mut(at) {
+            *p = print(text);
+        }
+    }
+}
+
+impl Default for Prints {
+    fn default() -> Prints {
+        Prints([Prints::NONE; FEW])
+    }
 }
 
 #[cfg(test)]
