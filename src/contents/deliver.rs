@@ -423,7 +423,10 @@ impl<S: Shape> Planner<'_, '_, S> {
     }
 
     /// `top-up-then-first-empty`: the kind's stacks first, then the free
-    /// slots in order, then the slots past the end.
+    /// slots in order, then the slots past the end. In the delivery's
+    /// lines: as a call, the planner it works on was written out to memory
+    /// and read back (30 instructions of a backpack's delivery).
+    #[inline(always)]
     fn top_up_then_first_empty(&mut self, own: Slots<'_>) {
         let (c, item, terms) = (self.contents, self.item, self.terms);
         let available = c.slots_available_in::<S>();
