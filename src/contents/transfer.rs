@@ -9,7 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AnyShape, Contents, ItemType, Landing, Landings, LimitedBy, Props, Reason, Stack, TypeTerms,
+    AnyShape, Backpack, Contents, ItemType, Landing, Landings, LimitedBy, Props, Reason, Stack,
+    TypeTerms,
 };
 use crate::decimal::Decimal;
 use crate::props::KindLabel;
@@ -735,9 +736,13 @@ impl Contents {
             }
             let want = self.budget_cap::<AnyShape>(terms, want);
             let own = at.map_or(super::index::Slots::NONE, |at| self.by_type.list(at));
-            return Ok(Admit::Fits(
-                self.plan_into::<AnyShape>(item, props, terms, want, own, plan),
-            ));
+            // a backpack's plan compiled for its shape, as its deliveries are
+            let placed = if Backpack::fits(&self.rules) {
+                self.plan_into::<Backpack>(item, props, terms, want, own, plan)
+            } else {
+                self.plan_into::<AnyShape>(item, props, terms, want, own, plan)
+            };
+            return Ok(Admit::Fits(placed));
         };
         if slot >= self.slots_available() {
             return Err(Reason::NoSuchSlot);
