@@ -148,9 +148,9 @@ impl Contents {
     /// Takes up to `amount` (at least one) from the stack of `item` in
     /// `slot`, which holds one; returns how many left the stack. The caller
     /// notes the slot in its outcome from that count (a transfer once read
-    /// back a list this call had just written, and stalled on it). In its
-    /// callers' lines: as a call, it saved and restored six registers.
-    #[inline(always)]
+    /// back a list this call had just written, and stalled on it). A call:
+    /// in its callers' lines it took 10 instructions fewer a take, but a
+    /// take followed by a delivery was 2 ns slower over twelve layouts.
     pub(crate) fn take_from_stack(&mut self, item: &ItemType, slot: u32, amount: u32) -> u32 {
         let size = if self.rules.has_budget() {
             // the slot holds a stack, so the index knows its type's number
