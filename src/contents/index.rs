@@ -580,6 +580,22 @@ mod tests {
         }
     }
 
+    /// A type number not in use matches no text, not even the empty one
+    /// (whose print is zero), and a cleared index finds nothing.
+    #[test]
+    fn numbers_not_in_use_match_no_text() {
+        let mut index = TypeIndex::default();
+        assert!(index.find("").is_none());
+        for t in ["", "axe"] {
+            index.number(&ItemType::from(t), || None);
+        }
+        assert_eq!(index.find("").map(|(i, k)| (i, k.as_str())), Some((0, "")));
+        assert_eq!(index.find("axe").map(|(i, _)| i), Some(1));
+        assert!(index.find("bow").is_none());
+        index.clear();
+        assert!(index.find("").is_none() && index.find("axe").is_none());
+    }
+
     #[test]
     fn emptied_slots_leave_from_the_front_the_back_or_between() {
         for wide in [false, true] {
