@@ -227,6 +227,27 @@ impl Contents {
         self.size_used = self.size_used.plus(size.times(amount));
     }
 
+    /// [`Self::plan_into`] compiled for the rules' [shape](super::shape):
+    /// the backpack's copy when they fit it, the copy that reads them
+    /// otherwise. What a plan outside a delivery calls (a transfer's
+    /// target, a change of properties); a delivery picks its shape once,
+    /// for the whole delivery.
+    pub(crate) fn plan_shaped(
+        &self,
+        item: &str,
+        props: &Props,
+        terms: &TypeTerms,
+        want: u32,
+        own: Slots<'_>,
+        plan: &mut Landings,
+    ) -> u32 {
+        if Backpack::fits(&self.rules) {
+            self.plan_into::<Backpack>(item, props, terms, want, own, plan)
+        } else {
+            self.plan_into::<AnyShape>(item, props, terms, want, own, plan)
+        }
+    }
+
     /// Where up to `want` items of `item` land, by the fill order, without
     /// changing anything: into `plan` (empty), so a delivery or a transfer
     /// plans into its outcome's own list, not a copy. `own` is the type's

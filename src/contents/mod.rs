@@ -65,7 +65,7 @@ pub use crate::item::ItemType;
 use crate::limits::MAX_SLOTS;
 pub use crate::props::{Kind, Props};
 use crate::rules::{FillOrder, Rules, TypeRestriction, WhenForcedOut};
-use shape::{AnyShape, Backpack, Shape};
+use shape::{AnyShape, Shape};
 
 /// One slot's contents: one kind (a type and its properties), an amount
 /// of at least one, and the draw order bookkeeping.

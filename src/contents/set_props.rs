@@ -167,7 +167,7 @@ impl Contents {
         let own = at.map_or(super::index::Slots::NONE, |at| self.by_type.list(at));
         let want = self.budget_cap::<AnyShape>(&terms, n);
         let mut landed = Landings::default();
-        if self.plan_into::<AnyShape>(item.as_str(), &to, &terms, want, own, &mut landed) != n {
+        if self.plan_shaped(item.as_str(), &to, &terms, want, own, &mut landed) != n {
             // put them back as they were: the stack kept its slot
             let size = terms.size.times(n);
             if let Some(s) = self.slots.get_mut(slot as usize).and_then(Option::as_mut) {

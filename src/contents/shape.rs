@@ -9,8 +9,9 @@
 //! those questions is answered before the program runs, and what they
 //! guard (the reserved slot, the slot rules, the budget's sums) is not in
 //! the code at all. [`Backpack`] is the commonest container's shape; any
-//! other container's delivery reads its answers ([`AnyShape`]). A transfer
-//! into a backpack by its fill order plans with the backpack's copy too.
+//! other container's delivery reads its answers ([`AnyShape`]). A plan
+//! outside a delivery (a transfer's target, a change of properties) picks
+//! its copy the same way (`Contents::plan_shaped`).
 //! Both copies are the same code: only what the compiler may leave out
 //! differs.
 

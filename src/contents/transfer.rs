@@ -9,8 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    AnyShape, Backpack, Contents, ItemType, Landing, Landings, LimitedBy, Props, Reason, Stack,
-    TypeTerms,
+    AnyShape, Contents, ItemType, Landing, Landings, LimitedBy, Props, Reason, Stack, TypeTerms,
 };
 use crate::decimal::Decimal;
 use crate::props::KindLabel;
@@ -736,13 +735,9 @@ impl Contents {
             }
             let want = self.budget_cap::<AnyShape>(terms, want);
             let own = at.map_or(super::index::Slots::NONE, |at| self.by_type.list(at));
-            // a backpack's plan compiled for its shape, as its deliveries are
-            let placed = if Backpack::fits(&self.rules) {
-                self.plan_into::<Backpack>(item, props, terms, want, own, plan)
-            } else {
-                self.plan_into::<AnyShape>(item, props, terms, want, own, plan)
-            };
-            return Ok(Admit::Fits(placed));
+            return Ok(Admit::Fits(
+                self.plan_shaped(item, props, terms, want, own, plan),
+            ));
         };
         if slot >= self.slots_available() {
             return Err(Reason::NoSuchSlot);
