@@ -231,7 +231,9 @@ impl Contents {
     /// the backpack's copy when they fit it, the copy that reads them
     /// otherwise. What a plan outside a delivery calls (a transfer's
     /// target, a change of properties); a delivery picks its shape once,
-    /// for the whole delivery.
+    /// for the whole delivery. In its callers' lines: as a call, a
+    /// transfer took 17 instructions more.
+    #[inline(always)]
     pub(crate) fn plan_shaped(
         &self,
         item: &str,
