@@ -7,6 +7,12 @@
 //! difference over `MEASURED` frames and 1,000 changed containers is what
 //! one changed container costs the game thread, the first frames' naming
 //! of every id left out. Copied into a checkout's `examples/` by the tool.
+//!
+//! It also prints the hand-over's times over the frames after the first
+//! four (`tools/hand-over-instructions/time` runs it natively, 400 frames,
+//! commits in turn): one app, so no other app's frames cool its caches
+//! as in `examples/perf`'s race, where the same hand-over reads about a
+//! fifth slower.
 
 use bevy::ecs::schedule::{Schedules, SingleThreadedExecutor};
 use bevy_container::persist::{
@@ -18,6 +24,9 @@ use bevy_container::persist::{
 mod workloads;
 
 use workloads::*;
+
+/// The frames that name every id, left out of the times.
+const FIRST: usize = 4;
 
 fn main() {
     let frames: usize = std::env::args()
@@ -40,6 +49,7 @@ fn main() {
             .entity_mut(bag)
             .insert(PersistentId::new(format!("bag-{i}")));
     }
+    let mut took = Vec::new();
     for frame in 0..frames {
         let start = (frame * 1_000) % bags.len();
         write_requests(&mut app, &bags[start..start + 1_000]);
@@ -48,6 +58,28 @@ fn main() {
             .resource::<DatabaseWriter>()
             .flush()
             .expect("written");
+        if frame >= FIRST {
+            let stages = app
+                .world()
+                .resource::<DatabaseWriter>()
+                .last_hand_over_stages();
+            took.push(stages.total().as_secs_f64() * 1e6);
+        }
+        // as in `examples/perf`: the next frame does not start the
+        // instant the writer is done
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    took.sort_by(f64::total_cmp);
+    let at = |q: f64| took[((took.len() - 1) as f64 * q).round() as usize];
+    if !took.is_empty() {
+        println!(
+            "hand-over of 1,000 changed containers: median {:.1} us (fastest {:.1}, quartiles {:.1} and {:.1}; {} frames)",
+            at(0.5),
+            at(0.0),
+            at(0.25),
+            at(0.75),
+            took.len()
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
