@@ -12,7 +12,7 @@
 //! four (`tools/hand-over-instructions/time` runs it natively, 400 frames,
 //! commits in turn): one app, so no other app's frames cool its caches
 //! as in `examples/perf`'s race, where the same hand-over reads about a
-//! fifth slower.
+//! quarter slower.
 
 use bevy::ecs::schedule::{Schedules, SingleThreadedExecutor};
 use bevy_container::persist::{
