@@ -440,6 +440,44 @@ fn errors_name_what_is_wrong_and_the_fix() {
             Ok(_) => panic!("{target} opened"),
         }
     }
+    wrong_password_is_named_and_hidden(&pg, &mut c);
+    let right = format!(
+        "postgresql://game:right@/auth?host={}",
+        pg.socket_dir().display()
+    );
+    let first = ContainerDatabase::open_as(&right, ServerId::new("north")).expect("opens");
+    // the same server twice
+    match ContainerDatabase::open_as(&right, ServerId::new("north")) {
+        Err(DatabaseError::ServerInUse { server, .. }) => assert_eq!(server, "north"),
+        Err(e) => panic!("server in use, not {e}"),
+        Ok(_) => panic!("two processes as one server"),
+    }
+    drop(first);
+    invalid_requests_say_their_own_fix(&url);
+    // a newer schema
+    c.batch_execute("UPDATE container_schema SET version = 99")
+        .expect("edits");
+    assert!(matches!(
+        ContainerDatabase::open(&url),
+        Err(DatabaseError::Newer { found: 99, .. })
+    ));
+    // another program's tables
+    let foreign = pg.database("foreign").expect("a database");
+    let mut f = postgres::Client::connect(&foreign, postgres::NoTls).expect("connects");
+    f.batch_execute("CREATE TABLE containers (x INT)")
+        .expect("a table");
+    match ContainerDatabase::open(&foreign) {
+        Err(e @ DatabaseError::Damaged { .. }) => {
+            assert!(e.to_string().contains("containers"), "{e}")
+        }
+        Err(e) => panic!("damaged, not {e}"),
+        Ok(_) => panic!("a foreign schema"),
+    }
+}
+
+/// A wrong password is an authentication error that names the password
+/// and never shows it.
+fn wrong_password_is_named_and_hidden(pg: &ThrowawayPostgres, c: &mut postgres::Client) {
     let hba = pg.socket_dir().join("data").join("pg_hba.conf");
     std::fs::write(
         &hba,
@@ -461,28 +499,19 @@ fn errors_name_what_is_wrong_and_the_fix() {
         Err(e) => panic!("an authentication error, not {e}"),
         Ok(_) => panic!("a wrong password"),
     }
-    let right = format!(
-        "postgresql://game:right@/auth?host={}",
-        pg.socket_dir().display()
-    );
-    let first = ContainerDatabase::open_as(&right, ServerId::new("north")).expect("opens");
-    // the same server twice
-    match ContainerDatabase::open_as(&right, ServerId::new("north")) {
-        Err(DatabaseError::ServerInUse { server, .. }) => assert_eq!(server, "north"),
-        Err(e) => panic!("server in use, not {e}"),
-        Ok(_) => panic!("two processes as one server"),
-    }
-    drop(first);
-    // what was asked cannot be done as asked: said with its own fix, and
-    // never SQLite's advice about a path
+}
+
+/// What was asked cannot be done as asked: said with its own fix, and
+/// never SQLite's advice about a path.
+fn invalid_requests_say_their_own_fix(url: &str) {
     let long = ServerId::new("s".repeat(ServerId::LONGEST + 1));
     let claim_for = |to: &str| {
         let (north, to) = (ServerId::new("north"), ServerId::new(to));
-        bevy_container::persist::operator::claim(&url, &north, &to).err()
+        bevy_container::persist::operator::claim(url, &north, &to).err()
     };
     let invalid = [
         (
-            ContainerDatabase::open_as(&url, long.clone()).err(),
+            ContainerDatabase::open_as(url, long.clone()).err(),
             "choose an id",
         ),
         (
@@ -490,7 +519,7 @@ fn errors_name_what_is_wrong_and_the_fix() {
             "postgresql://USER@HOST",
         ),
         (
-            bevy_container::persist::operator::register(&url, &long).err(),
+            bevy_container::persist::operator::register(url, &long).err(),
             "choose an id",
         ),
         (claim_for("nobody"), "db register"),
@@ -505,25 +534,6 @@ fn errors_name_what_is_wrong_and_the_fix() {
             }
             other => panic!("case {i}: an invalid request, not {other:?}"),
         }
-    }
-    // a newer schema
-    c.batch_execute("UPDATE container_schema SET version = 99")
-        .expect("edits");
-    assert!(matches!(
-        ContainerDatabase::open(&url),
-        Err(DatabaseError::Newer { found: 99, .. })
-    ));
-    // another program's tables
-    let foreign = pg.database("foreign").expect("a database");
-    let mut f = postgres::Client::connect(&foreign, postgres::NoTls).expect("connects");
-    f.batch_execute("CREATE TABLE containers (x INT)")
-        .expect("a table");
-    match ContainerDatabase::open(&foreign) {
-        Err(e @ DatabaseError::Damaged { .. }) => {
-            assert!(e.to_string().contains("containers"), "{e}")
-        }
-        Err(e) => panic!("damaged, not {e}"),
-        Ok(_) => panic!("a foreign schema"),
     }
 }
 
