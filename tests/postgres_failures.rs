@@ -504,6 +504,79 @@ fn a_failover_to_a_synchronous_standby_loses_no_frame() {
     );
 }
 
+#[test]
+fn a_commit_waiting_for_a_lost_standby_never_holds_the_game_back() {
+    let pg = std::sync::Arc::new(
+        ThrowawayPostgres::start_with(ThrowawayOptions {
+            standby: Some(Replication::Synchronous),
+            ..ThrowawayOptions::default()
+        })
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let url = pg.database("stalled").unwrap_or_else(|e| panic!("{e}"));
+    let mut north = server_on(open(&url, "north").queue(2));
+    let packs: Vec<Entity> = (0..3)
+        .map(|i| backpack(&mut north, &format!("north-pack-{i}"), 0))
+        .collect();
+    flush(&north).expect("written");
+    // the synchronous standby goes: every commit from here waits for it,
+    // on a connection that stays up (no error, no reconnect, no end)
+    pg.stop_standby().expect("the standby stops");
+    // a game held back would wait for ever: after a minute and a half the
+    // standby comes back, the game goes on, and the check below fails
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = {
+        let pg = pg.clone();
+        std::thread::spawn(move || {
+            let fired = finished.recv_timeout(Duration::from_secs(90)).is_err();
+            if fired {
+                pg.make_standby().expect("a new standby");
+            }
+            fired
+        })
+    };
+    for frame in 0..300 {
+        north
+            .world_mut()
+            .write_message(ContainerRequest::from(Deliver::new(
+                packs[frame % 3],
+                "berries",
+                1,
+            )));
+        north.update();
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let _ = done.send(());
+    let fired = watchdog.join().expect("the watchdog ends");
+    assert!(
+        !fired,
+        "300 frames ran while every commit waited for the standby"
+    );
+    let writer = north.world().resource::<DatabaseWriter>();
+    assert!(
+        writer.written() < writer.frame(),
+        "nothing was committed meanwhile"
+    );
+    assert!(
+        writer.merged_while_behind() > 250,
+        "the frames past the queue joined the newest: {}",
+        writer.merged_while_behind()
+    );
+    assert_eq!(
+        totals(&url).get("berries"),
+        None,
+        "the database has none yet"
+    );
+    pg.make_standby().expect("a new standby");
+    flush(&north).expect("written once the standby is back");
+    assert_eq!(totals(&url).get("berries"), Some(&300));
+    for (i, _) in packs.iter().enumerate() {
+        let id = format!("north-pack-{i}");
+        assert_eq!(counts(&north, &id).get("berries"), Some(&100), "{id}");
+    }
+    assert!(heard::<PersistenceStopped>(&north).is_empty());
+}
+
 /// Whether `server`'s writer waits for a row lock.
 fn waits_for_a_lock(c: &mut postgres::Client, server: &str) -> bool {
     c.query_opt(

@@ -149,6 +149,35 @@ pub(crate) struct SaveHead {
 }
 
 impl SaveHead {
+    /// The same head for its stacks moved `by` places further into their
+    /// list (the list was appended to another).
+    pub(crate) fn shifted(mut self, by: u32) -> SaveHead {
+        self.start += by;
+        self.mid += by;
+        self.end += by;
+        self
+    }
+
+    /// Copies this head's stacks from `from` onto the end of `into`, and
+    /// returns the head for them there. A head whose stacks are not all
+    /// in `from` keeps those that are.
+    pub(crate) fn copied(&self, from: &[(u32, Stack)], into: &mut Vec<(u32, Stack)>) -> SaveHead {
+        let at = into.len() as u32;
+        let (start, mid, end) = (self.start as usize, self.mid as usize, self.end as usize);
+        let slots = from.get(start..mid).unwrap_or_default();
+        let held = from.get(mid..end).unwrap_or_default();
+        into.extend_from_slice(slots);
+        into.extend_from_slice(held);
+        SaveHead {
+            own: self.own.clone(),
+            counter: self.counter,
+            slot_len: self.slot_len,
+            start: at,
+            mid: at + slots.len() as u32,
+            end: at + (slots.len() + held.len()) as u32,
+        }
+    }
+
     /// The save of the container this was taken from, whose rules are
     /// `rules`, made under `adoption`; `stacks` is the list it was taken
     /// into.

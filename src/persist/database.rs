@@ -149,8 +149,27 @@ impl ContainerDatabase {
         self
     }
 
-    /// How many frames may wait for the writer before the game thread
-    /// waits (8 unless set; at least 1). Waiting frames are written merged.
+    /// How many frames may wait apart for the writer (8 unless set; at
+    /// least 1). The writer writes the frames it finds waiting in one
+    /// transaction. Past a whole queue (a slow disk, a database failing
+    /// over, a commit waiting for a standby), the game thread does not
+    /// wait: each frame joins the newest waiting one, and what waits stays
+    /// within a few entries for each persisted entity however long the
+    /// database is away
+    /// ([`DatabaseWriter::merged_while_behind`](crate::persist::DatabaseWriter::merged_while_behind)
+    /// counts those frames).
+    ///
+    /// ```
+    /// use bevy_container::persist::ContainerDatabase;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("queue-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// // a game that would rather merge early than hold 8 frames' copies
+    /// let database = ContainerDatabase::open(dir.join("world.db"))?.queue(2);
+    /// # drop(database);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn queue(mut self, frames: usize) -> ContainerDatabase {
         self.queue = frames.max(1);
         self

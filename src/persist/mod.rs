@@ -25,8 +25,11 @@
 //!   writer turns it into rows. The queue between them is bounded
 //!   ([`ContainerDatabase::queue`]): when the writer falls behind, the
 //!   frames waiting are merged into one transaction (still a frame
-//!   boundary), and when the queue is full the game thread waits for room
-//!   (back-pressure). Nothing is dropped. An idle writer sleeps until a
+//!   boundary). Past a whole queue the game thread does not wait: its
+//!   frame joins the newest waiting one, which keeps one entry for each
+//!   persisted entity, so a database away for seconds (a failover, a
+//!   commit waiting for a standby) neither stops the game nor grows its
+//!   memory without end. Nothing is dropped. An idle writer sleeps until a
 //!   frame is handed over: one wake-up per frame that changed anything,
 //!   none while nothing does. On Linux the writer runs under
 //!   `SCHED_BATCH` ([`WriterScheduling`]), so waking it never takes the

@@ -4,6 +4,7 @@
 //! statements, the world side (`world`) fills the batches.
 
 pub(crate) mod error;
+pub(crate) mod merge;
 pub(crate) mod rows;
 pub(crate) mod scheduling;
 pub(crate) mod server_id;

@@ -33,9 +33,10 @@ pub enum WriterScheduling {
     Batch,
     /// Linux's `SCHED_IDLE`: the writer runs only on a core no other
     /// thread wants. It never slows the game's threads, but when other
-    /// work keeps every core busy it falls behind: frames are merged, and
-    /// when the queue is full the game thread waits for room (the waiting
-    /// frees its core for the writer). Nothing is dropped either way.
+    /// work keeps every core busy it falls behind: frames are merged (past
+    /// a whole queue, into the newest waiting frame on the game thread,
+    /// which never waits for the writer), and written once a core is
+    /// free. Nothing is dropped either way.
     Idle,
     /// The system's default policy, as any thread the game starts.
     Normal,

@@ -68,11 +68,17 @@ pub(crate) struct Batch {
     /// rows the discarded frames touched and writes again from the next
     /// frame.
     pub(crate) resync: bool,
+    /// Frames the game thread merged into this one while the writer was a
+    /// whole queue behind (see [`Batch::absorb`]).
+    pub(crate) absorbed: u64,
+    /// Its entries (containers and pickups) after it last kept one entry
+    /// a key ([`Batch::compact`]).
+    pub(crate) compacted: usize,
 }
 
 impl Batch {
     /// Empties the batch, keeping its lists' room.
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.names.clear();
         self.containers.clear();
         self.pickups.clear();
@@ -82,6 +88,8 @@ impl Batch {
         self.mail.clear();
         self.mail_done.clear();
         self.resync = false;
+        self.absorbed = 0;
+        self.compacted = 0;
     }
 
     /// The place of `adoption` in the batch's list, added when new.
@@ -224,12 +232,11 @@ struct Shared {
     /// the writer went idle met the look nearly every time).
     queue: Mutex<Queue>,
     /// Signalled when a frame is handed over to an idle writer, when the
-    /// game waits for the writer (a flush, a full queue, a resync), or
-    /// when the game is gone.
+    /// game waits for the writer (a flush, a resync), when a whole queue
+    /// waits, or when the game is gone.
     work: Condvar,
-    /// Signalled when the writer takes the queue (room for the game).
-    room: Condvar,
-    /// How many frames may wait.
+    /// How many frames may wait apart: past them, a frame joins the
+    /// newest waiting one.
     capacity: usize,
     /// Batches written and emptied, their lists' room kept, for the game
     /// thread to fill again: a frame's lists are not allocated (and their
@@ -260,8 +267,9 @@ pub(crate) struct Handle {
     pub(crate) frame: u64,
     /// The last frame handed over.
     handed: u64,
-    /// Times the game thread waited for room in the queue.
-    pub(crate) waits: u64,
+    /// Frames the game thread merged into the newest waiting frame, the
+    /// writer being a whole queue behind.
+    pub(crate) absorbed: u64,
     /// How long the last hand-over took on the game thread, by stage.
     pub(crate) last_stages: HandOverStages,
     /// Whether the writer's error was logged.
@@ -269,6 +277,12 @@ pub(crate) struct Handle {
 }
 
 impl Handle {
+    /// The frames waiting apart in the queue.
+    #[cfg(test)]
+    pub(crate) fn queue_len(&self) -> usize {
+        self.shared.queue().batches.len()
+    }
+
     pub(crate) fn stats(&self) -> WriterStats {
         self.shared.lock().stats
     }
@@ -315,27 +329,19 @@ impl Handle {
         }
     }
 
-    /// Hands a frame to the writer; waits when the queue is full. After
-    /// the writer stopped on an error, frames are not written (the error
-    /// says so).
+    /// Hands a frame to the writer. The game thread never waits for the
+    /// writer: when a whole queue of frames waits (the writer is behind a
+    /// slow disk, a database failing over, a commit waiting for a
+    /// standby), the frame joins the newest waiting one, and the two are
+    /// written in one transaction, as the writer merges the frames it
+    /// finds waiting (see `persist::frame::merge`). After the writer
+    /// stopped on an error, frames are not written (the error says so).
     pub(crate) fn send(&mut self, batch: Batch) {
         if !self.open {
             return;
         }
         let frame = batch.frame;
         let mut queue = self.shared.queue();
-        let mut waited = false;
-        while queue.batches.len() >= self.shared.capacity && !self.shared.lock().stopped {
-            waited = true;
-            // a napping writer takes the queue now, not at the nap's end
-            self.shared.work.notify_one();
-            queue = self
-                .shared
-                .room
-                .wait(queue)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-        self.waits += u64::from(waited);
         if self.shared.lock().stopped {
             drop(queue);
             self.open = false;
@@ -349,8 +355,19 @@ impl Handle {
             }
             return;
         }
-        queue.batches.push(batch);
         self.handed = frame;
+        if queue.batches.len() >= self.shared.capacity
+            && let Some(newest) = queue.batches.last_mut()
+        {
+            let emptied = newest.absorb(batch);
+            drop(queue);
+            self.absorbed += 1;
+            // a napping writer takes the queue now, not at the nap's end
+            self.shared.work.notify_one();
+            self.shared.keep_spare(std::iter::once(emptied));
+            return;
+        }
+        queue.batches.push(batch);
         // only an idle writer is woken, once: a napping one takes the frame
         // when it wakes
         let wake = std::mem::take(&mut queue.idle);
@@ -515,7 +532,7 @@ pub(crate) fn start(start: Start) -> Handle {
         path: name,
         frame,
         handed: frame,
-        waits: 0,
+        absorbed: 0,
         last_stages: Default::default(),
         reported: false,
     }
@@ -578,14 +595,14 @@ impl Writer<'_> {
         queue.idle = false;
         let batches = std::mem::take(&mut queue.batches);
         drop(queue);
-        self.shared.room.notify_all();
         (!batches.is_empty()).then_some(batches)
     }
 
     /// Writes the frames in one transaction: retried on a new connection
     /// when the old one broke, never when the store fenced them.
     fn commit(&mut self, batches: &mut Vec<Batch>) -> Result<(), DatabaseError> {
-        let merged = batches.len() as u64 - 1;
+        // frames the writer found waiting, and those the game merged
+        let merged = batches.len() as u64 - 1 + batches.iter().map(|b| b.absorbed).sum::<u64>();
         let started = Instant::now();
         let frame = batches.last().map_or(0, |b| b.frame);
         let mut forgotten = Vec::new();
@@ -725,6 +742,9 @@ impl Writer<'_> {
     /// Keeps up to [`SPARE`] written batches' lists for the game to fill
     /// again: cleared here, before the lock the game's next frame takes.
     fn recycle(&self, batches: &mut Vec<Batch>) {
+        // a batch that took in frames while the writer was behind may have
+        // grown far past a frame's size: its room is not kept
+        batches.retain(|b| b.absorbed == 0);
         for b in batches.iter_mut() {
             b.clear();
         }
@@ -810,8 +830,8 @@ fn reconnect(
     }
 }
 
-/// Stops the writer when its thread panics: a game waiting for room in the
-/// queue or for a flush gets the error instead of waiting for ever.
+/// Stops the writer when its thread panics: a game waiting for a flush or
+/// a resync gets the error instead of waiting for ever.
 struct StopOnPanic<'a> {
     shared: &'a Shared,
     path: &'a str,
@@ -839,9 +859,6 @@ fn stop(shared: &Shared, e: Option<DatabaseError>) {
     }
     drop(state);
     shared.changed.notify_all();
-    // a game waiting for room waits no more
-    let _queue = shared.queue();
-    shared.room.notify_all();
 }
 
 /// The last entry for each id over `batches` (in id order): which batch,
@@ -869,7 +886,7 @@ fn last_entries<'a, T>(
 /// The rows of the frames in one transaction: the last entry of each id,
 /// the saves made from the stacks the game thread copied, and the last
 /// frame's number.
-fn frame_rows<'a>(
+pub(crate) fn frame_rows<'a>(
     batches: &'a [Batch],
     names: &'a HashMap<u64, Box<str>>,
     forgotten: &mut Vec<u64>,
@@ -946,9 +963,10 @@ pub struct HandOverStages {
     /// hand-overs and the mail.
     pub copy: std::time::Duration,
     /// Handing the copy to the writer thread: its queue's lock, waking
-    /// the writer when it sleeps, and waiting for room when it has fallen
-    /// a whole queue behind (after a fence: waiting for the writer to
-    /// reread what the unwritten frames touched).
+    /// the writer when it sleeps, and merging the copy into the newest
+    /// waiting frame when the writer has fallen a whole queue behind
+    /// (after a fence: waiting for the writer to reread what the
+    /// unwritten frames touched).
     pub send: std::time::Duration,
 }
 
@@ -1034,84 +1052,6 @@ mod tests {
         // no more than SPARE are kept
         shared.keep_spare((0..SPARE * 2).map(|_| spare(1)));
         assert_eq!(shared.spare.lock().unwrap().len(), SPARE);
-    }
-
-    /// A frame with nothing in it but its number.
-    fn frame(frame: u64) -> Batch {
-        Batch {
-            frame,
-            next_pickup: 1,
-            ..Batch::default()
-        }
-    }
-
-    #[test]
-    fn frames_that_wait_are_merged_and_a_full_queue_holds_the_game_back() {
-        let dir = std::env::temp_dir().join(format!(
-            "bevy_container-writer-merge-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temp folder");
-        let opened = crate::persist::sqlite::open(&dir.join("world.db")).expect("a new file");
-        let mut game = start(Start {
-            store: Box::new(opened.store),
-            name: "world.db".into(),
-            frame: opened.frame,
-            queue: 2,
-            scheduling: WriterScheduling::default(),
-        });
-        let shared = game.shared.clone();
-        // the test holds the writer's spare batches: once the writer has
-        // written a frame it waits for them, as a slow disk would keep it
-        let spare = shared.spare.lock().unwrap_or_else(PoisonError::into_inner);
-        game.send(frame(1));
-        // the writer takes frame 1 and stops after writing it
-        let taken = (0..10_000).any(|_| {
-            std::thread::sleep(Duration::from_millis(1));
-            shared.queue().batches.is_empty()
-        });
-        assert!(taken, "the writer took frame 1");
-        game.send(frame(2));
-        game.send(frame(3));
-        assert_eq!(game.waits, 0, "two frames fit in a queue of two");
-        // the queue is full: a fourth frame is held back until the writer
-        // takes the queue
-        let returned = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (sending, sent) = std::sync::mpsc::channel();
-        let game_thread = {
-            let returned = returned.clone();
-            std::thread::spawn(move || {
-                sending.send(()).expect("the test listens");
-                game.send(frame(4));
-                returned.store(true, std::sync::atomic::Ordering::SeqCst);
-                game
-            })
-        };
-        sent.recv().expect("the game thread runs");
-        // however slow this machine, a game thread that was not held back
-        // would be done long before (this can only make the check pass
-        // when the game thread has not reached the send yet)
-        std::thread::sleep(Duration::from_millis(200));
-        let held_back = !returned.load(std::sync::atomic::Ordering::SeqCst);
-        // released before anything can fail: a failing check with the
-        // writer still held would leave the test waiting for it
-        drop(spare);
-        let game = game_thread.join().expect("the game thread ends");
-        assert!(held_back, "the game is held back while the queue is full");
-        game.flush().expect("written");
-        let stats = game.stats();
-        assert_eq!(stats.written_frame, 4, "every frame written");
-        assert_eq!(
-            (stats.transactions, stats.merged_frames),
-            (3, 1),
-            "frames 2 and 3 waited together and were written as one: {stats:?}"
-        );
-        drop(game);
-        let again = crate::persist::sqlite::open(&dir.join("world.db")).expect("reopens");
-        assert_eq!(again.frame, 4, "the file is at the last frame");
-        drop(again);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -24,16 +24,45 @@ impl DatabaseWriter {
         self.inner.stats().written_frame
     }
 
-    /// How many times the game thread waited for room in the writer's
-    /// queue (the writer had fallen a whole queue behind).
-    pub fn waits(&self) -> u64 {
-        self.inner.waits
+    /// How many frames the game thread merged into the newest frame
+    /// waiting for the writer, because a whole queue of frames waited
+    /// ([`ContainerDatabase::queue`](crate::persist::ContainerDatabase::queue)):
+    /// the disk was slow, the database was failing over, or a commit
+    /// waited for a standby. The game thread never waits for the writer;
+    /// such a frame is written in the newest frame's transaction, as the
+    /// writer writes the frames it finds waiting, and what waits stays
+    /// within one entry for each persisted entity however long the
+    /// database is away. A count that keeps rising says the database
+    /// does not keep up with the game.
+    ///
+    /// ```
+    /// use bevy::prelude::*;
+    /// use bevy_container::persist::{ContainerDatabase, ContainerDatabasePlugin, DatabaseWriter};
+    /// use bevy_container::plugin::ContainerPlugin;
+    ///
+    /// let dir = std::env::temp_dir().join(format!("merged-while-behind-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let database = ContainerDatabase::open(dir.join("world.db"))?.queue(2);
+    /// let mut app = App::new();
+    /// app.add_plugins((MinimalPlugins, AssetPlugin::default(), ContainerPlugin::default()))
+    ///     .add_plugins(ContainerDatabasePlugin::new(database));
+    /// app.update();
+    /// let writer = app.world().resource::<DatabaseWriter>();
+    /// // one frame never fills a queue of two
+    /// assert_eq!(writer.merged_while_behind(), 0);
+    /// # drop(app);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merged_while_behind(&self) -> u64 {
+        self.inner.absorbed
     }
 
     /// How long the game thread spent in the last frame's hand-over:
-    /// finding what changed and copying it for the writer (and, when the
-    /// writer had fallen a whole queue behind, waiting for room). What
-    /// persistence costs a frame, to watch in a game's diagnostics.
+    /// finding what changed and copying it for the writer (and merging it
+    /// into the newest waiting frame when the writer was a whole queue
+    /// behind). What persistence costs a frame, to watch in a game's
+    /// diagnostics.
     ///
     /// ```
     /// use bevy::prelude::*;

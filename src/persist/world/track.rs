@@ -92,7 +92,8 @@ pub(crate) struct Told<'w> {
 }
 
 /// Collects the frame's changes and hands them to the writer (the game
-/// thread waits only when the writer's queue is full). It runs on the
+/// thread never waits for the writer: a frame past a whole queue joins
+/// the newest waiting one). It runs on the
 /// thread that runs the schedule (`NonSendMarker`): under Bevy's
 /// multi-threaded executor, a last system handed to a pool thread adds
 /// that thread's wake-up to the frame (in eight alternating runs of
