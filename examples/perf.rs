@@ -469,6 +469,11 @@ fn persistence_figures(want: &dyn Fn(&str) -> bool) {
     if want("postgres") || want("handoff") || want("mail") {
         postgres_figures(want("postgres"), want("handoff"), want("mail"));
     }
+    // failover-ms-p99 and failover-slowest-frame: measured after the
+    // PostgreSQL races, or alone
+    if want("failover") && !want("postgres") {
+        failover_alone();
+    }
 }
 
 /// What the machine's cores give a frame and the engine.
@@ -1080,6 +1085,19 @@ fn postgres_figures(race_frames: bool, hand_over: bool, mail: bool) {
     failover(&standby);
 }
 
+/// `failover-ms-p99` and `failover-slowest-frame` alone, on a cluster of
+/// their own (`perf failover`): `perf postgres` measures them after its
+/// races.
+fn failover_alone() {
+    use bevy_container::persist::{Replication, ThrowawayOptions, ThrowawayPostgres};
+    let standby = ThrowawayPostgres::start_with(ThrowawayOptions {
+        standby: Some(Replication::Synchronous),
+        fsync: true,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    failover(&standby);
+}
+
 /// What the writers of a PostgreSQL race did, and the durability it ran
 /// under.
 struct PostgresRun {
@@ -1194,6 +1212,7 @@ fn failover(pg: &bevy_container::persist::ThrowawayPostgres) {
         app.update();
     }
     let tick = Duration::from_micros(16_667);
+    // a frame at 60 frames a second; returns how long its update took
     let frame = |app: &mut App, n: u64| {
         let r: ContainerRequest = if n.is_multiple_of(2) {
             Deliver::new(pack, "berries", 1).into()
@@ -1201,17 +1220,26 @@ fn failover(pg: &bevy_container::persist::ThrowawayPostgres) {
             Take::new(pack, "berries", 1).into()
         };
         app.world_mut().write_message(r);
+        let t = Instant::now();
         app.update();
+        let took = t.elapsed().as_secs_f64() * 1e3;
         std::thread::sleep(tick);
+        took
     };
     let stats = |app: &App| app.world().resource::<DatabaseWriter>().stats();
     let (mut total, mut noticed, mut reconnected) = (Vec::new(), Vec::new(), Vec::new());
+    // each round's slowest frame before the primary dies, and until the
+    // first commit after
+    let (mut calm, mut failing) = (Vec::new(), Vec::new());
     let mut n = 0;
     for _ in 0..6 {
+        let mut slowest = 0.0f64;
         for _ in 0..30 {
             n += 1;
-            frame(&mut app, n);
+            slowest = slowest.max(frame(&mut app, n));
         }
+        calm.push(slowest);
+        let mut slowest = 0.0f64;
         let before = stats(&app);
         let died = Instant::now();
         let (mut seen_notice, mut seen_reconnect) = (None, None);
@@ -1219,7 +1247,7 @@ fn failover(pg: &bevy_container::persist::ThrowawayPostgres) {
             let promoting = s.spawn(|| pg.fail_over().unwrap_or_else(|e| panic!("{e}")));
             loop {
                 n += 1;
-                frame(&mut app, n);
+                slowest = slowest.max(frame(&mut app, n));
                 let now = stats(&app);
                 if seen_notice.is_none() && now.disconnects > before.disconnects {
                     seen_notice = Some(died.elapsed());
@@ -1240,6 +1268,7 @@ fn failover(pg: &bevy_container::persist::ThrowawayPostgres) {
             }
             promoting.join().expect("promoted");
         });
+        failing.push(slowest);
         noticed.push(seen_notice.unwrap_or_default().as_secs_f64() * 1e3);
         reconnected.push(seen_reconnect.unwrap_or_default().as_secs_f64() * 1e3);
         pg.make_standby().unwrap_or_else(|e| panic!("{e}"));
@@ -1252,6 +1281,19 @@ fn failover(pg: &bevy_container::persist::ThrowawayPostgres) {
         quantile(noticed, 0.5),
         quantile(reconnected, 0.5),
         quantile(total, 0.5)
+    );
+    // what a player feels of a failover: the slowest frame while the
+    // database was away, against the slowest of the calm frames before
+    println!(
+        "time failover-slowest-frame {:.2} ms (the slowest of {} failovers' frames until the first commit after; each failover's: {}; the calm frames' slowest {:.2} ms)",
+        quantile(failing.clone(), 1.0),
+        failing.len(),
+        failing
+            .iter()
+            .map(|f| format!("{f:.2}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        quantile(calm, 1.0)
     );
 }
 
