@@ -65,7 +65,7 @@ impl Batch {
     /// the order they were written, and only the stacks of the containers
     /// kept. What the writer makes of the batch is the same: it writes
     /// the last entry of each id, and a key names one id.
-    pub(crate) fn compact(&mut self) {
+    fn compact(&mut self) {
         let last = last_of_each_key(&self.containers);
         let mut stacks = Vec::with_capacity(self.stacks.len().min(2 * last.len() + 16));
         let mut kept = Vec::with_capacity(last.len());

@@ -39,7 +39,9 @@ pub(crate) struct ContainerWrite {
     pub(crate) store: Option<u64>,
 }
 
-/// What one frame changed: each entity (by its key) written (`Some`) or
+/// What one frame changed (or several: frames the game merged into the
+/// newest waiting one while the writer was behind, see
+/// `persist::frame::merge`): each entity (by its key) written (`Some`) or
 /// deleted (`None`), a later entry for an id winning over an earlier one.
 /// Entities are named by a number: the game thread tells the writer each
 /// key's id once (`names`), so no text is shared between the threads.
