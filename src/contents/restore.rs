@@ -151,6 +151,7 @@ pub(crate) struct SaveHead {
 impl SaveHead {
     /// The same head for its stacks moved `by` places further into their
     /// list (the list was appended to another).
+    #[cfg(feature = "persist")]
     pub(crate) fn shifted(mut self, by: u32) -> SaveHead {
         self.start += by;
         self.mid += by;
@@ -161,6 +162,7 @@ impl SaveHead {
     /// Copies this head's stacks from `from` onto the end of `into`, and
     /// returns the head for them there. A head whose stacks are not all
     /// in `from` keeps those that are.
+    #[cfg(feature = "persist")]
     pub(crate) fn copied(&self, from: &[(u32, Stack)], into: &mut Vec<(u32, Stack)>) -> SaveHead {
         let at = into.len() as u32;
         let (start, mid, end) = (self.start as usize, self.mid as usize, self.end as usize);
