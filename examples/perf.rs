@@ -474,6 +474,11 @@ fn persistence_figures(want: &dyn Fn(&str) -> bool) {
     if want("failover") && !want("postgres") {
         failover_alone();
     }
+    // postgres-stalled-frame-p99-vs-calm-frame-p99: every commit waiting
+    // for a synchronous standby that went away
+    if want("postgres-stalled") && !want("postgres-frame") {
+        stalled_alone();
+    }
 }
 
 /// What the machine's cores give a frame and the engine.
@@ -720,6 +725,26 @@ impl Side {
         }
         std::thread::sleep(QUIET);
         took
+    }
+
+    /// A frame in which the next thousand backpacks get a delivery and a
+    /// take, then the rest of a 60 Hz tick asleep (the writer is not
+    /// waited for): the frame's time and its hand-over's, in milliseconds.
+    fn paced_frame(&mut self) -> (f64, f64) {
+        use bevy_container::persist::DatabaseWriter;
+        let start = (self.frames * 1_000) % self.bags.len();
+        self.frames += 1;
+        write_requests(&mut self.app, &self.bags[start..start + 1_000]);
+        let t = Instant::now();
+        self.app.update();
+        let took = t.elapsed();
+        let hand_over = self
+            .app
+            .world()
+            .get_resource::<DatabaseWriter>()
+            .map_or(Duration::ZERO, DatabaseWriter::last_hand_over);
+        std::thread::sleep(Duration::from_micros(16_667).saturating_sub(took));
+        (took.as_secs_f64() * 1e3, hand_over.as_secs_f64() * 1e3)
     }
 
     /// What the writer (if any) has done so far.
@@ -1083,6 +1108,7 @@ fn postgres_figures(race_frames: bool, hand_over: bool, mail: bool) {
     );
     print_writes("postgres-writes-per-second-sync-standby-applied", &stats);
     failover(&standby);
+    stalled_standby(&standby);
 }
 
 /// `failover-ms-p99` and `failover-slowest-frame` alone, on a cluster of
@@ -1096,6 +1122,91 @@ fn failover_alone() {
     })
     .unwrap_or_else(|e| panic!("{e}"));
     failover(&standby);
+}
+
+/// `postgres-stalled-frame-p99-vs-calm-frame-p99` alone, on a cluster of
+/// its own (`perf postgres-stalled`).
+fn stalled_alone() {
+    use bevy_container::persist::{Replication, ThrowawayOptions, ThrowawayPostgres};
+    let standby = ThrowawayPostgres::start_with(ThrowawayOptions {
+        standby: Some(Replication::Synchronous),
+        fsync: true,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    stalled_standby(&standby);
+}
+
+/// `postgres-stalled-frame-p99-vs-calm-frame-p99`: 10,000 backpacks on
+/// PostgreSQL, a different thousand changing each frame at 60 frames a
+/// second, first with the synchronous standby up (the writer keeps up),
+/// then with it gone, so that every commit waits: the game merges each
+/// frame past the queue into the newest waiting one and never waits. The
+/// 99th percentile and slowest of each spell's frames and hand-overs.
+fn stalled_standby(pg: &bevy_container::persist::ThrowawayPostgres) {
+    use bevy_container::persist::DatabaseWriter;
+    let url = pg
+        .database("perf_stalled")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut side = Side::new(Executor::Parallel, Some(std::path::Path::new(&url)));
+    let writer = |side: &Side| side.app.world().resource::<DatabaseWriter>().stats();
+    // the first frame writes all 10,000 rows
+    for _ in 0..3 {
+        side.paced_frame();
+    }
+    side.app
+        .world()
+        .resource::<DatabaseWriter>()
+        .flush()
+        .expect("written");
+    let spell =
+        |side: &mut Side| -> Vec<(f64, f64)> { (0..240).map(|_| side.paced_frame()).collect() };
+    let calm = spell(&mut side);
+    let before = writer(&side);
+    pg.stop_standby().unwrap_or_else(|e| panic!("{e}"));
+    let stalled = spell(&mut side);
+    let during = writer(&side);
+    let merged = side
+        .app
+        .world()
+        .resource::<DatabaseWriter>()
+        .merged_while_behind();
+    pg.make_standby().unwrap_or_else(|e| panic!("{e}"));
+    side.app
+        .world()
+        .resource::<DatabaseWriter>()
+        .flush()
+        .expect("written once the standby is back");
+    let stats = |spell: &[(f64, f64)], pick: fn(&(f64, f64)) -> f64| -> (f64, f64, f64) {
+        let v: Vec<f64> = spell.iter().map(pick).collect();
+        (
+            quantile(v.clone(), 0.5),
+            quantile(v.clone(), 0.99),
+            quantile(v, 1.0),
+        )
+    };
+    let (calm_frame, stalled_frame) = (stats(&calm, |s| s.0), stats(&stalled, |s| s.0));
+    let (calm_hand, stalled_hand) = (stats(&calm, |s| s.1), stats(&stalled, |s| s.1));
+    println!(
+        "ratio postgres-stalled-frame-p99-vs-calm-frame-p99 {:.3} (240 frames each: p99 {:.3} ms against {:.3}; medians {:.3} and {:.3} ms; slowest {:.3} and {:.3} ms; {} transactions committed while stalled, {} frames merged by the game)",
+        stalled_frame.1 / calm_frame.1,
+        stalled_frame.1,
+        calm_frame.1,
+        stalled_frame.0,
+        calm_frame.0,
+        stalled_frame.2,
+        calm_frame.2,
+        during.transactions - before.transactions,
+        merged
+    );
+    println!(
+        "time postgres-stalled-hand-over-1k-of-10k {:.1} us (median; 99th percentile {:.1}, slowest {:.1}; before the standby went: {:.1}, {:.1} and {:.1})",
+        stalled_hand.0 * 1e3,
+        stalled_hand.1 * 1e3,
+        stalled_hand.2 * 1e3,
+        calm_hand.0 * 1e3,
+        calm_hand.1 * 1e3,
+        calm_hand.2 * 1e3
+    );
 }
 
 /// What the writers of a PostgreSQL race did, and the durability it ran
