@@ -149,35 +149,56 @@ pub(crate) struct SaveHead {
 }
 
 impl SaveHead {
-    /// The same head for its stacks moved `by` places further into their
-    /// list (the list was appended to another).
+    /// Where this head's stacks are in their list: the first and how many.
     #[cfg(feature = "persist")]
-    pub(crate) fn shifted(mut self, by: u32) -> SaveHead {
-        self.start += by;
-        self.mid += by;
-        self.end += by;
-        self
+    pub(crate) fn stacks_place(&self) -> (usize, usize) {
+        (
+            self.start as usize,
+            self.end.saturating_sub(self.start) as usize,
+        )
     }
 
-    /// Copies this head's stacks from `from` onto the end of `into`, and
-    /// returns the head for them there. A head whose stacks are not all
-    /// in `from` keeps those that are.
+    /// Copies this head's stacks from `from` into `into`: into `room` (a
+    /// place in `into`, the first stack and how many fit) when they fit,
+    /// else onto the end of `into`. Returns the head for them in `into`,
+    /// and the room they were put in. A head whose stacks are not all in
+    /// `from` keeps those that are.
     #[cfg(feature = "persist")]
-    pub(crate) fn copied(&self, from: &[(u32, Stack)], into: &mut Vec<(u32, Stack)>) -> SaveHead {
-        let at = into.len() as u32;
+    pub(crate) fn copied(
+        &self,
+        from: &[(u32, Stack)],
+        into: &mut Vec<(u32, Stack)>,
+        room: Option<(usize, usize)>,
+    ) -> (SaveHead, (usize, usize)) {
         let (start, mid, end) = (self.start as usize, self.mid as usize, self.end as usize);
         let slots = from.get(start..mid).unwrap_or_default();
         let held = from.get(mid..end).unwrap_or_default();
-        into.extend_from_slice(slots);
-        into.extend_from_slice(held);
-        SaveHead {
+        let n = slots.len() + held.len();
+        let fits = room
+            .filter(|&(_, len)| len >= n)
+            .and_then(|(at, len)| Some((at, len, into.get_mut(at..at + n)?)));
+        let room = match fits {
+            Some((at, len, place)) => {
+                place[..slots.len()].clone_from_slice(slots);
+                place[slots.len()..].clone_from_slice(held);
+                (at, len)
+            }
+            None => {
+                let at = into.len();
+                into.extend_from_slice(slots);
+                into.extend_from_slice(held);
+                (at, n)
+            }
+        };
+        let head = SaveHead {
             own: self.own.clone(),
             counter: self.counter,
             slot_len: self.slot_len,
-            start: at,
-            mid: at + slots.len() as u32,
-            end: at + (slots.len() + held.len()) as u32,
-        }
+            start: room.0 as u32,
+            mid: (room.0 + slots.len()) as u32,
+            end: (room.0 + n) as u32,
+        };
+        (head, room)
     }
 
     /// The save of the container this was taken from, whose rules are

@@ -1,103 +1,90 @@
 //! Frames merged on the game thread: when the writer is a whole queue
 //! behind (a slow disk, a database failing over, a commit waiting for a
 //! standby), the game does not wait for room. Its frame joins the newest
-//! frame waiting, exactly as the writer merges the frames it finds
-//! waiting: the last entry of each id wins, hand-overs and mail are kept
-//! in order, and the transaction carries the last frame's number.
+//! frame waiting, and the writer writes the two as it writes the frames
+//! it finds waiting: the last entry of each id wins, hand-overs and mail
+//! are kept in order, and the transaction carries the last frame's
+//! number.
 //!
 //! A frame joined so is never written on its own, as a frame the writer
-//! merges is not. The newest waiting frame keeps one entry for each key
-//! once its lists have doubled ([`Batch::compact`]), so however long the
-//! database is away, what waits is bounded by the persisted entities of
-//! the world, not by the frames played meanwhile.
+//! merges is not. A later frame's entry for a key takes the place of the
+//! key's entry (its stacks over the earlier stacks when they fit), so
+//! however long the database is away, what waits is bounded by the
+//! persisted entities of the world, not by the frames played meanwhile,
+//! and no frame pays for a clean-up of what piled up.
+//!
+//! Taking an entry's place keeps the writer's answer: a key names one id
+//! for good, a key deleted (or handed over) is never written again, and
+//! an id's next key is made after its last key let go of it, so its
+//! entry lands after every entry of that id's earlier keys.
 
-use std::collections::HashMap;
-
-use crate::persist::frame::writer::{Batch, ContainerWrite};
-
-/// The entries (containers and pickups) a merged batch holds before it
-/// first keeps one entry a key: below this, a frame's lists are appended
-/// as they are.
-const COMPACT_FROM: usize = 4_096;
+use crate::persist::frame::writer::{Batch, ContainerWrite, Places};
 
 impl Batch {
-    /// Appends `later` (the next frame) to this batch, as the writer
-    /// would merge the two into one transaction; keeps one entry a key
-    /// once the entries reach twice what they were after the last
-    /// compaction (and at least [`COMPACT_FROM`]). Returns `later`
-    /// emptied, its lists' room kept.
-    pub(crate) fn absorb(&mut self, later: Batch) -> Batch {
-        self.absorb_compacting_from(later, COMPACT_FROM)
-    }
-
-    /// [`Batch::absorb`], compacting from `compact_from` entries.
-    fn absorb_compacting_from(&mut self, mut later: Batch, compact_from: usize) -> Batch {
-        let stacks_at = self.stacks.len() as u32;
-        self.stacks.append(&mut later.stacks);
+    /// Takes in `later` (the next frame), so that the writer writes this
+    /// batch as it would have written the two; returns `later` emptied,
+    /// its lists' room kept.
+    pub(crate) fn absorb(&mut self, mut later: Batch) -> Batch {
+        let mut places = self.places.take().unwrap_or_else(|| self.places_now());
         // each adoption once in the merged list, as in a frame's own
         let adoptions: Vec<usize> = later.adoptions.iter().map(|a| self.adoption(a)).collect();
-        self.containers
-            .extend(later.containers.drain(..).map(|(key, write)| {
-                let write = write.map(|w| ContainerWrite {
+        for (key, write) in later.containers.drain(..) {
+            // a key new to the batch gets the next place, and no room yet
+            let next = self.containers.len();
+            let (at, room) = places.containers.entry(key).or_insert((next, None));
+            let write = write.map(|w| {
+                let (head, taken) = w.head.copied(&later.stacks, &mut self.stacks, *room);
+                *room = Some(taken);
+                ContainerWrite {
                     adoption: adoptions.get(w.adoption).copied().unwrap_or(w.adoption),
-                    head: w.head.shifted(stacks_at),
+                    head,
                     store: w.store,
-                });
-                (key, write)
-            }));
+                }
+            });
+            match self.containers.get_mut(*at) {
+                Some(entry) => entry.1 = write,
+                None => {
+                    *at = self.containers.len();
+                    self.containers.push((key, write));
+                }
+            }
+        }
+        for (key, row) in later.pickups.drain(..) {
+            let next = self.pickups.len();
+            let at = places.pickups.entry(key).or_insert(next);
+            match self.pickups.get_mut(*at) {
+                Some(entry) => entry.1 = row,
+                None => {
+                    *at = self.pickups.len();
+                    self.pickups.push((key, row));
+                }
+            }
+        }
+        self.places = Some(places);
         self.names.append(&mut later.names);
-        self.pickups.append(&mut later.pickups);
         self.handovers.append(&mut later.handovers);
         self.mail.append(&mut later.mail);
         self.mail_done.append(&mut later.mail_done);
         self.frame = later.frame;
         self.next_pickup = later.next_pickup;
         self.absorbed += 1 + later.absorbed;
-        let entries = self.containers.len() + self.pickups.len();
-        if entries >= (2 * self.compacted).max(compact_from) {
-            self.compact();
-        }
         later.clear();
         later
     }
 
-    /// Keeps only the last entry of each key, containers and pickups, in
-    /// the order they were written, and only the stacks of the containers
-    /// kept. What the writer makes of the batch is the same: it writes
-    /// the last entry of each id, and a key names one id.
-    fn compact(&mut self) {
-        let last = last_of_each_key(&self.containers);
-        let mut stacks = Vec::with_capacity(self.stacks.len().min(2 * last.len() + 16));
-        let mut kept = Vec::with_capacity(last.len());
-        for (i, (key, write)) in self.containers.drain(..).enumerate() {
-            if last.get(&key) != Some(&i) {
-                continue;
-            }
-            let write = write.map(|w| ContainerWrite {
-                head: w.head.copied(&self.stacks, &mut stacks),
-                ..w
-            });
-            kept.push((key, write));
+    /// Where each key's last entry is now (the first frame taken in finds
+    /// the batch's own frame, whose entries may name a key twice).
+    fn places_now(&self) -> Box<Places> {
+        let mut places = Box::<Places>::default();
+        for (i, (key, write)) in self.containers.iter().enumerate() {
+            let room = write.as_ref().map(|w| w.head.stacks_place());
+            places.containers.insert(*key, (i, room));
         }
-        self.containers = kept;
-        self.stacks = stacks;
-        let last = last_of_each_key(&self.pickups);
-        let mut i = 0;
-        self.pickups.retain(|(key, _)| {
-            let keep = last.get(key) == Some(&i);
-            i += 1;
-            keep
-        });
-        self.compacted = self.containers.len() + self.pickups.len();
+        for (i, (key, _)) in self.pickups.iter().enumerate() {
+            places.pickups.insert(*key, i);
+        }
+        places
     }
-}
-
-/// Where each key's last entry is in `list`.
-fn last_of_each_key<T>(list: &[(u64, T)]) -> HashMap<u64, usize> {
-    list.iter()
-        .enumerate()
-        .map(|(i, (key, _))| (*key, i))
-        .collect()
 }
 
 #[cfg(test)]
@@ -281,29 +268,29 @@ mod tests {
     fn a_frame_merged_by_the_game_writes_what_the_writer_would_have_written() {
         // the same random frames twice: written as the writer merges
         // frames it finds waiting, and with the frames after the `apart`
-        // first merged into one on the game thread, compacted early or late
-        for case in 0..300u64 {
-            let count = 2 + (case % 40) as usize;
+        // first merged into one on the game thread
+        for case in 0..400u64 {
+            let count = 2 + (case % 80) as usize;
             let apart = 1 + (case as usize * 7) % (count - 1);
-            let compact_from = [1, 2, 5, 16, COMPACT_FROM][case as usize % 5];
             let mut theirs = Frames::new(case);
             let separate: Vec<Batch> = (0..count).map(|_| theirs.next()).collect();
             let mut ours = Frames::new(case);
             let mut merged: Vec<Batch> = (0..apart).map(|_| ours.next()).collect();
             let newest = merged.last_mut().expect("one frame at least");
+            let own = newest.containers.len() + newest.pickups.len();
             for _ in apart..count {
-                let emptied = newest.absorb_compacting_from(ours.next(), compact_from);
+                let emptied = newest.absorb(ours.next());
                 assert!(
                     emptied.is_empty(),
                     "case {case}: the frame merged is emptied"
                 );
-                // however many frames join, one entry a key is what it holds
-                // after a compaction, twice that before the next
-                let live = (BAGS + (PICKUPS.end - PICKUPS.start)) as usize;
+                // however many frames join, a key's entry takes the place
+                // of its last one
+                let keys = (BAGS + (PICKUPS.end - PICKUPS.start)) as usize;
                 let entries = newest.containers.len() + newest.pickups.len();
                 assert!(
-                    entries < (2 * live).max(compact_from) + 16,
-                    "case {case}: {entries} entries wait for {live} keys"
+                    entries <= own + keys,
+                    "case {case}: {entries} entries wait for {keys} keys"
                 );
                 assert!(
                     newest.adoptions.len() <= 2,
@@ -313,9 +300,60 @@ mod tests {
             assert_eq!(
                 written(&merged),
                 written(&separate),
-                "case {case}: {count} frames, the game merging those after {apart}, compacting from {compact_from}"
+                "case {case}: {count} frames, the game merging those after {apart}"
             );
         }
+    }
+
+    #[test]
+    fn a_key_merged_a_thousand_times_keeps_one_entry_and_its_stacks_bounded() {
+        // two bags rewritten every frame, one to three stacks each: the
+        // waiting frame keeps an entry a bag, and each bag's stacks go over
+        // its last ones whenever they fit
+        let backpack = adoption("backpack.adoption.json");
+        let mut bags: Vec<Contents> = (0..2)
+            .map(|_| Contents::new(backpack.rules.clone()))
+            .collect();
+        let rules = backpack.rules.clone();
+        let mut frame = |f: u64| {
+            let mut b = Batch {
+                frame: f,
+                ..Batch::default()
+            };
+            for (k, bag) in bags.iter_mut().enumerate() {
+                // the backpack stacks 20 berries a slot
+                *bag = Contents::new(rules.clone());
+                bag.deliver("berries", 1 + ((f * 7 + k as u64) % 60) as u32);
+                let head = bag.save_head(&mut b.stacks);
+                let adoption = b.adoption(&backpack);
+                let write = ContainerWrite {
+                    adoption,
+                    head,
+                    store: None,
+                };
+                b.containers.push((k as u64, Some(write)));
+            }
+            if f == 1 {
+                b.names
+                    .extend((0..2).map(|k| (k, format!("bag-{k}").into())));
+            }
+            b
+        };
+        let mut newest = frame(1);
+        let mut separate = vec![frame(1)];
+        for f in 2..=1_000 {
+            separate.push(frame(f));
+            newest.absorb(frame(f));
+        }
+        assert_eq!(newest.containers.len(), 2, "an entry a bag");
+        // a bag's stacks are laid anew only when they outgrow their place:
+        // at most 1 + 2 + 3 stacks a bag, and its first frame's
+        assert!(
+            newest.stacks.len() <= 2 * (1 + 2 + 3) + 6,
+            "{} stacks",
+            newest.stacks.len()
+        );
+        assert_eq!(written(&[newest]), written(&separate));
     }
 
     /// A store that keeps what it is asked to write, and writes only while

@@ -73,9 +73,20 @@ pub(crate) struct Batch {
     /// Frames the game thread merged into this one while the writer was a
     /// whole queue behind (see [`Batch::absorb`]).
     pub(crate) absorbed: u64,
-    /// Its entries (containers and pickups) after it last kept one entry
-    /// a key ([`Batch::compact`]).
-    pub(crate) compacted: usize,
+    /// Where each key's entry is, once the game merged a frame into this
+    /// one (see `persist::frame::merge`).
+    pub(crate) places: Option<Box<Places>>,
+}
+
+/// Where each key's entry is in a batch the game merged frames into: a
+/// later frame's entry for the key takes its place. A container's place
+/// also has room for its stacks: the first and how many fit, which only
+/// grows.
+#[derive(Default)]
+pub(crate) struct Places {
+    pub(crate) containers:
+        bevy::platform::collections::HashMap<u64, (usize, Option<(usize, usize)>)>,
+    pub(crate) pickups: bevy::platform::collections::HashMap<u64, usize>,
 }
 
 impl Batch {
@@ -91,7 +102,7 @@ impl Batch {
         self.mail_done.clear();
         self.resync = false;
         self.absorbed = 0;
-        self.compacted = 0;
+        self.places = None;
     }
 
     /// The place of `adoption` in the batch's list, added when new.
