@@ -782,9 +782,7 @@ const COLD_AFTER: usize = 4;
 
 impl Shared {
     /// [`Handle::send`] when a whole queue waits: `batch` joins the newest
-    /// waiting frame. Out of `send`'s line: most frames never come here,
-    /// and in line it made the hand-over's loop over the changed
-    /// containers a call (two instructions more a changed container).
+    /// waiting frame. Out of `send`'s line: most frames never come here.
     #[cold]
     #[inline(never)]
     fn merge_into_newest(&self, mut queue: std::sync::MutexGuard<'_, Queue>, batch: Batch) {
