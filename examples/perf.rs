@@ -472,12 +472,12 @@ fn persistence_figures(want: &dyn Fn(&str) -> bool) {
     // failover-ms-p99 and failover-slowest-frame: measured after the
     // PostgreSQL races, or alone
     if want("failover") && !want("postgres") {
-        failover_alone();
+        alone_beside_a_standby(failover);
     }
     // postgres-stalled-frame-p99-vs-calm-frame-p99: every commit waiting
     // for a synchronous standby that went away
     if want("postgres-stalled") && !want("postgres-frame") {
-        stalled_alone();
+        alone_beside_a_standby(stalled_standby);
     }
 }
 
@@ -704,12 +704,7 @@ impl Side {
     /// [`QUIET`]. Every timed frame thus follows the same idle spell,
     /// ending the same way, however the kinds take turns.
     fn frame(&mut self, hand_over: &RefCell<Vec<HandOver>>, pause: &Cell<Duration>) -> Duration {
-        let start = (self.frames * 1_000) % self.bags.len();
-        self.frames += 1;
-        write_requests(&mut self.app, &self.bags[start..start + 1_000]);
-        let t = Instant::now();
-        self.app.update();
-        let took = t.elapsed();
+        let took = self.next_thousand();
         let writer = self
             .app
             .world()
@@ -732,12 +727,7 @@ impl Side {
     /// waited for): the frame's time and its hand-over's, in milliseconds.
     fn paced_frame(&mut self) -> (f64, f64) {
         use bevy_container::persist::DatabaseWriter;
-        let start = (self.frames * 1_000) % self.bags.len();
-        self.frames += 1;
-        write_requests(&mut self.app, &self.bags[start..start + 1_000]);
-        let t = Instant::now();
-        self.app.update();
-        let took = t.elapsed();
+        let took = self.next_thousand();
         let hand_over = self
             .app
             .world()
@@ -745,6 +735,17 @@ impl Side {
             .map_or(Duration::ZERO, DatabaseWriter::last_hand_over);
         std::thread::sleep(Duration::from_micros(16_667).saturating_sub(took));
         (took.as_secs_f64() * 1e3, hand_over.as_secs_f64() * 1e3)
+    }
+
+    /// The next thousand backpacks get a delivery and a take, in a frame
+    /// whose update is timed.
+    fn next_thousand(&mut self) -> Duration {
+        let start = (self.frames * 1_000) % self.bags.len();
+        self.frames += 1;
+        write_requests(&mut self.app, &self.bags[start..start + 1_000]);
+        let t = Instant::now();
+        self.app.update();
+        t.elapsed()
     }
 
     /// What the writer (if any) has done so far.
@@ -1111,29 +1112,17 @@ fn postgres_figures(race_frames: bool, hand_over: bool, mail: bool) {
     stalled_standby(&standby);
 }
 
-/// `failover-ms-p99` and `failover-slowest-frame` alone, on a cluster of
-/// their own (`perf failover`): `perf postgres` measures them after its
-/// races.
-fn failover_alone() {
+/// `figure` alone, on a cluster of its own with a synchronous standby
+/// (`perf failover`, `perf postgres-stalled`): `perf postgres` measures
+/// them after its races.
+fn alone_beside_a_standby(figure: fn(&bevy_container::persist::ThrowawayPostgres)) {
     use bevy_container::persist::{Replication, ThrowawayOptions, ThrowawayPostgres};
     let standby = ThrowawayPostgres::start_with(ThrowawayOptions {
         standby: Some(Replication::Synchronous),
         fsync: true,
     })
     .unwrap_or_else(|e| panic!("{e}"));
-    failover(&standby);
-}
-
-/// `postgres-stalled-frame-p99-vs-calm-frame-p99` alone, on a cluster of
-/// its own (`perf postgres-stalled`).
-fn stalled_alone() {
-    use bevy_container::persist::{Replication, ThrowawayOptions, ThrowawayPostgres};
-    let standby = ThrowawayPostgres::start_with(ThrowawayOptions {
-        standby: Some(Replication::Synchronous),
-        fsync: true,
-    })
-    .unwrap_or_else(|e| panic!("{e}"));
-    stalled_standby(&standby);
+    figure(&standby);
 }
 
 /// `postgres-stalled-frame-p99-vs-calm-frame-p99`: 10,000 backpacks on
