@@ -118,6 +118,25 @@ mod tests {
         })
     }
 
+    /// Writes `bag` into `b` under `key`, as the game thread's hand-over
+    /// does.
+    fn put(
+        b: &mut Batch,
+        key: u64,
+        bag: &Contents,
+        adoption: &Arc<AdoptionRef>,
+        store: Option<u64>,
+    ) {
+        let head = bag.save_head(&mut b.stacks);
+        let adoption = b.adoption(adoption);
+        let write = ContainerWrite {
+            adoption,
+            head,
+            store,
+        };
+        b.containers.push((key, Some(write)));
+    }
+
     /// Random frames over a few containers and pickups, as the game thread
     /// fills them: each key named once, written while it lives, deleted
     /// (or handed over) at most once and never used after.
@@ -196,6 +215,7 @@ mod tests {
             }
             let adoption = self.adoptions[self.below(2) as usize].clone();
             let (give, take) = (self.below(30) as u32, self.below(20) as u32);
+            let store = (self.below(4) == 0).then(|| self.below(BAGS));
             let bag = self
                 .bags
                 .entry(k)
@@ -204,17 +224,7 @@ mod tests {
             if bag.stack(0).is_some() {
                 bag.take_slot(0, take);
             }
-            let head = bag.save_head(&mut b.stacks);
-            let store = (self.below(4) == 0).then(|| self.below(BAGS));
-            let adoption = b.adoption(&adoption);
-            b.containers.push((
-                k,
-                Some(ContainerWrite {
-                    adoption,
-                    head,
-                    store,
-                }),
-            ));
+            put(b, k, bag, &adoption, store);
         }
 
         fn pickup(&mut self, b: &mut Batch) {
@@ -324,14 +334,7 @@ mod tests {
                 // the backpack stacks 20 berries a slot
                 *bag = Contents::new(rules.clone());
                 bag.deliver("berries", 1 + ((f * 7 + k as u64) % 60) as u32);
-                let head = bag.save_head(&mut b.stacks);
-                let adoption = b.adoption(&backpack);
-                let write = ContainerWrite {
-                    adoption,
-                    head,
-                    store: None,
-                };
-                b.containers.push((k as u64, Some(write)));
+                put(&mut b, k as u64, bag, &backpack, None);
             }
             if f == 1 {
                 b.names
@@ -417,14 +420,7 @@ mod tests {
                 }
                 let bag = &mut bags[k as usize];
                 bag.deliver("berries", f as u32);
-                let head = bag.save_head(&mut b.stacks);
-                let adoption = b.adoption(backpack);
-                let write = ContainerWrite {
-                    adoption,
-                    head,
-                    store: None,
-                };
-                b.containers.push((k, Some(write)));
+                put(&mut b, k, bag, backpack, None);
                 b
             })
             .collect();
