@@ -369,11 +369,10 @@ impl Contents {
 
     /// `item`'s number in the type index (when indexed) and its row in the
     /// rules (when listed), found with one lookup by name: a transfer's
-    /// target, a change of properties. A container of one type answers
-    /// by a branch ([`TypeIndex::find_lone`](index::TypeIndex::find_lone)).
+    /// target, a change of properties.
     #[inline]
     pub(crate) fn find_type(&self, item: &str) -> (Option<u32>, Option<&crate::rules::TypeRule>) {
-        match self.by_type.find_lone(item) {
+        match self.by_type.find(item) {
             // an indexed type's row was found when it was indexed
             Some((at, _)) => (
                 Some(at),
