@@ -88,7 +88,7 @@ impl Batch {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::{BTreeMap, BTreeSet};
     use std::sync::{Arc, Condvar, Mutex};
     use std::time::Duration;
@@ -106,7 +106,7 @@ mod tests {
     use crate::splitmix::below;
 
     /// The backpack's adoption, under `path`.
-    fn adoption(path: &str) -> Arc<AdoptionRef> {
+    pub(crate) fn adoption(path: &str) -> Arc<AdoptionRef> {
         let bytes = std::fs::read("assets/backpack.adoption.json").expect("the crate's asset");
         let a = crate::adoption::read(&bytes, crate::adoption::Format::Json, Default::default())
             .expect("the backpack reads");
@@ -120,7 +120,7 @@ mod tests {
 
     /// Writes `bag` into `b` under `key`, as the game thread's hand-over
     /// does.
-    fn put(
+    pub(crate) fn put(
         b: &mut Batch,
         key: u64,
         bag: &Contents,

@@ -4,6 +4,8 @@
 //! statements, the world side (`world`) fills the batches.
 
 pub(crate) mod error;
+#[cfg(test)]
+mod fence_tests;
 pub(crate) mod merge;
 pub(crate) mod rows;
 pub(crate) mod scheduling;

@@ -66,10 +66,6 @@ pub(crate) struct Batch {
     pub(crate) mail: Vec<MailRow>,
     /// Mail applied in this frame (the rows' ids).
     pub(crate) mail_done: Vec<String>,
-    /// The game has put back what a fence touched: the writer rereads the
-    /// rows the discarded frames touched and writes again from the next
-    /// frame.
-    pub(crate) resync: bool,
     /// Frames the game thread merged into this one while the writer was a
     /// whole queue behind (see [`Batch::absorb`]).
     pub(crate) absorbed: u64,
@@ -100,7 +96,6 @@ impl Batch {
         self.handovers.clear();
         self.mail.clear();
         self.mail_done.clear();
-        self.resync = false;
         self.absorbed = 0;
         self.places = None;
     }
@@ -189,11 +184,13 @@ struct State {
     error: Option<DatabaseError>,
     stopped: bool,
     /// A fence: what was lost, and the ids the unwritten frames touched.
-    /// While set, the writer writes nothing and waits for the game's
-    /// resync.
+    /// While set, the writer writes nothing; it ends when the game takes a
+    /// reread of every frame it handed over ([`Handle::take_reread`]).
     fence: Option<Fence>,
-    /// The rows reread for the game's resync.
-    reread: Option<Result<Reread, DatabaseError>>,
+    /// The rows of every id the unwritten frames touched, as the store
+    /// held them after the writer took the frame numbered here: the game
+    /// puts them back once that is the last frame it handed over.
+    reread: Option<(u64, Reread)>,
 }
 
 /// A transaction the store refused because rows are owned elsewhere now.
@@ -245,8 +242,8 @@ struct Shared {
     /// the writer went idle met the look nearly every time).
     queue: Mutex<Queue>,
     /// Signalled when a frame is handed over to an idle writer, when the
-    /// game waits for the writer (a flush, a resync), when a whole queue
-    /// waits, or when the game is gone.
+    /// game waits for the writer (a flush), when a whole queue waits, or
+    /// when the game is gone.
     work: Condvar,
     /// How many frames may wait apart: past them, a frame joins the
     /// newest waiting one.
@@ -386,45 +383,63 @@ impl Handle {
 
     /// Whether the store refused a frame because another server owns some
     /// of its rows now: the game must put back what the unwritten frames
-    /// touched ([`Handle::resync`]).
+    /// touched ([`Handle::take_reread`]), and hands nothing over until then.
     pub(crate) fn fenced(&self) -> bool {
-        self.shared.lock().fence.is_some()
+        let state = self.shared.lock();
+        state.fence.is_some() && !state.stopped
     }
 
-    /// Hands over `batch` (this frame, not written) marked as the resync,
-    /// whatever the queue holds, and waits for the rows of every id the
-    /// unwritten frames touched, as the store holds them now.
-    pub(crate) fn resync(&mut self, mut batch: Batch) -> Result<Reread, DatabaseError> {
-        batch.resync = true;
-        let mut queue = self.shared.queue();
-        queue.batches.push(batch);
-        queue.idle = false;
-        drop(queue);
-        // the game waits for the reread: the writer is woken, napping or not
-        self.shared.work.notify_one();
+    /// After a fence, once the writer has reread the rows of every id that
+    /// the frames handed over since the last commit touched: those rows,
+    /// for the game to put back, and the fence ends (the next frame is
+    /// written). `None` while the reread is not there yet or misses the
+    /// last frames handed over: the game never waits for it, and the
+    /// frames it hands over meanwhile are not written either (their ids
+    /// join the next reread).
+    pub(crate) fn take_reread(&mut self) -> Option<Reread> {
         let mut state = self.shared.lock();
+        state.fence.as_ref()?;
+        if state.reread.as_ref()?.0 < self.handed {
+            return None;
+        }
+        let (_, reread) = state.reread.take()?;
+        state.fence = None;
+        // the frames handed over since the last commit are not written,
+        // ever: a flush waits for none of them
+        self.handed = state.stats.written_frame;
+        Some(reread)
+    }
+
+    /// [`Handle::take_reread`], waiting for the reread: for a game whose
+    /// frames come faster than the writer rereads them (each frame's ids
+    /// join the next reread, which then misses the frame after).
+    pub(crate) fn wait_reread(&mut self) -> Result<Reread, DatabaseError> {
+        // a napping writer takes the frames queued now
+        self.shared.work.notify_one();
         loop {
-            if let Some(reread) = state.reread.take() {
-                // the frames handed over since the last commit are not
-                // written, ever: a flush waits for none of them
-                self.handed = state.stats.written_frame;
-                return reread;
+            if let Some(reread) = self.take_reread() {
+                return Ok(reread);
             }
+            let state = self.shared.lock();
             if let Some(e) = &state.error {
                 return Err(e.clone());
             }
-            if state.stopped {
+            if state.stopped || state.fence.is_none() {
                 return Err(DatabaseError::Write {
                     path: self.path.clone(),
                     frame: self.frame,
                     message: "the writer thread stopped".into(),
                 });
             }
-            state = self
-                .shared
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            let covered = state.reread.as_ref().is_some_and(|r| r.0 >= self.handed);
+            if !covered {
+                drop(
+                    self.shared
+                        .changed
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner),
+                );
+            }
         }
     }
 
@@ -436,8 +451,10 @@ impl Handle {
             if let Some(e) = &state.error {
                 return Err(e.clone());
             }
-            // a fenced writer writes nothing until the game resyncs
-            if state.stats.written_frame >= self.handed || state.stopped || state.fence.is_some() {
+            // a fenced writer writes nothing until the game puts back
+            // what it reread of every frame handed over
+            let reread = state.reread.as_ref().is_some_and(|r| r.0 >= self.handed);
+            if state.stats.written_frame >= self.handed || state.stopped || reread {
                 return Ok(());
             }
             state = self
@@ -564,11 +581,12 @@ impl Writer<'_> {
             for b in &mut batches {
                 self.names.extend(std::mem::take(&mut b.names));
             }
-            if self.shared.lock().fence.is_some() {
-                self.discard(&batches);
-                continue;
-            }
-            if let Err(e) = self.commit(&mut batches) {
+            let written = if self.shared.lock().fence.is_some() {
+                self.discard(&mut batches)
+            } else {
+                self.commit(&mut batches)
+            };
+            if let Err(e) = written {
                 stop(self.shared, Some(e));
                 return;
             }
@@ -641,7 +659,7 @@ impl Writer<'_> {
                     drop(rows);
                     self.fenced(lost, touched);
                     self.recycle(batches);
-                    return Ok(());
+                    return self.reread(frame);
                 }
                 Err(StoreError::Failed(e)) => return Err(e),
                 Ok(written) => {
@@ -685,7 +703,8 @@ impl Writer<'_> {
         reconnect(&mut *self.store, self.name, self.shared, (frame, seen), why)
     }
 
-    /// Records a fence: nothing more is written until the game resyncs.
+    /// Records a fence: nothing more is written until the game puts back
+    /// what the unwritten frames touched.
     fn fenced(&self, lost: Vec<Lost>, touched: BTreeSet<String>) {
         let mut state = self.shared.lock();
         state.stats.fenced += 1;
@@ -693,57 +712,47 @@ impl Writer<'_> {
             warn!("{}: {l}: this server's write was refused", self.name);
         }
         state.fence = Some(Fence { touched });
-        drop(state);
-        self.shared.changed.notify_all();
     }
 
-    /// Frames taken while fenced: their ids are put back by the game; on
-    /// the game's resync, the rows of every id touched are reread.
-    fn discard(&mut self, batches: &[Batch]) {
+    /// Frames taken while fenced: not written. Their ids join the fence's,
+    /// and all are reread.
+    fn discard(&mut self, batches: &mut Vec<Batch>) -> Result<(), DatabaseError> {
         let mut forgotten = Vec::new();
         let rows = frame_rows(batches, &self.names, &mut forgotten);
         let ids: Vec<String> = rows.ids().map(str::to_string).collect();
         drop(rows);
-        let resync = batches.iter().any(|b| b.resync);
-        let touched: Vec<String> = {
-            let mut state = self.shared.lock();
-            let Some(fence) = state.fence.as_mut() else {
-                return;
-            };
-            fence.touched.extend(ids);
-            if !resync {
-                return;
-            }
-            fence.touched.iter().cloned().collect()
+        let frame = batches.last().map_or(0, |b| b.frame);
+        self.recycle(batches);
+        match self.shared.lock().fence.as_mut() {
+            Some(fence) => fence.touched.extend(ids),
+            None => return Ok(()),
+        }
+        self.reread(frame)
+    }
+
+    /// Rereads the rows of every id the fence touched, for the game to put
+    /// back once `frame` is the last it handed over. An error stops the
+    /// writer, and the fence stays: nothing the game did since the last
+    /// commit is written without its put-back, ever.
+    fn reread(&mut self, frame: u64) -> Result<(), DatabaseError> {
+        let touched: Vec<String> = match &self.shared.lock().fence {
+            Some(fence) => fence.touched.iter().cloned().collect(),
+            None => return Ok(()),
         };
         let reread = match self.store.reread(&touched) {
-            Ok(reread) => Ok(reread),
+            Ok(reread) => reread,
             // the connection may have broken since the fence (a failover):
             // once more on a new one
             Err(first) => {
                 let seen = self.shared.lock().stats.written_frame;
                 let why = first.to_string();
                 self.reconnect(seen, seen, &why)
-                    .and_then(|_| self.store.reread(&touched))
+                    .and_then(|_| self.store.reread(&touched))?
             }
         };
-        let mut state = self.shared.lock();
-        match reread {
-            Ok(reread) => {
-                state.fence = None;
-                state.reread = Some(Ok(reread));
-            }
-            // the fence stays: nothing the game did since the last commit
-            // is written without its put-back, ever
-            Err(e) => {
-                state.reread = Some(Err(e.clone()));
-                drop(state);
-                stop(self.shared, Some(e));
-                return;
-            }
-        }
-        drop(state);
+        self.shared.lock().reread = Some((frame, reread));
         self.shared.changed.notify_all();
+        Ok(())
     }
 
     /// Keeps up to [`SPARE`] written batches' lists for the game to fill

@@ -158,7 +158,9 @@ impl DatabaseWriter {
     }
 
     /// Waits until every frame handed over is committed (or the writer
-    /// stopped on an error, which it returns).
+    /// stopped on an error, which it returns). After a fence, until the
+    /// rows of every frame handed over are reread, ready to be put back at
+    /// the start of the next frame (none of those frames is ever written).
     pub fn flush(&self) -> Result<(), DatabaseError> {
         self.inner.flush()
     }

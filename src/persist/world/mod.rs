@@ -4,6 +4,7 @@
 
 pub(crate) mod database_writer;
 pub(crate) mod entities;
+pub(crate) mod fence;
 pub(crate) mod id;
 pub(crate) mod load;
 pub(crate) mod plugin;

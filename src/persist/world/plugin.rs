@@ -14,9 +14,15 @@ use crate::persist::servers::{
 };
 use crate::persist::world::database_writer::DatabaseWriter;
 use crate::persist::world::entities::PersistentEntities;
+use crate::persist::world::fence;
 use crate::persist::world::id::PersistentId;
 use crate::persist::world::stopped::{PersistenceStopped, ServerReplaced};
 use crate::persist::world::tracked;
+
+/// The put-back after a fence ([`fence`]): first in the frame, before the
+/// systems that spawn what other servers sent.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+struct PutBack;
 
 /// Keeps the world's containers and loose pickups in a
 /// [`ContainerDatabase`]; see the [module](crate::persist). Add it after
@@ -61,7 +67,13 @@ impl Plugin for ContainerDatabasePlugin {
                 PostUpdate,
                 crate::persist::servers::mail::send_mail.run_if(on_message::<SendMail>),
             )
-            .add_systems(Last, crate::persist::world::track::send_frame);
+            .add_systems(Last, crate::persist::world::track::send_frame)
+            .add_systems(
+                First,
+                fence::put_back_after_fence
+                    .run_if(fence::fenced)
+                    .in_set(PutBack),
+            );
         if shared {
             add_listening(app);
         } else {
@@ -69,7 +81,9 @@ impl Plugin for ContainerDatabasePlugin {
             // and no frame pays for systems that would find nothing
             app.add_systems(
                 First,
-                crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
+                crate::persist::servers::ownership::send_claims
+                    .run_if(on_message::<ClaimFrom>)
+                    .after(PutBack),
             );
         }
     }
@@ -91,7 +105,8 @@ fn add_listening(app: &mut App) {
                 .chain()
                 .run_if(listener_sent),
             crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
-        ),
+        )
+            .after(PutBack),
     )
     .add_systems(
         PreUpdate,

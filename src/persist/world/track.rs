@@ -16,14 +16,12 @@ use crate::persist::frame::writer::HandOverStages;
 use crate::persist::frame::writer::{AdoptionRef, Batch, ContainerWrite};
 use crate::persist::servers::mail::Mailbox;
 use crate::persist::servers::ownership::Arrivals;
-use crate::persist::servers::ownership::put_back;
 use crate::persist::servers::{
     ContainerHandedOver, ContainerLost, HandOver, HandOverRefused, ServerId, ThisServer,
 };
 use crate::persist::world::database_writer::DatabaseWriter;
 use crate::persist::world::entities::PersistentEntities;
 use crate::persist::world::id::PersistentId;
-use crate::persist::world::load::Spawner;
 use crate::persist::world::stopped::{
     PersistenceStopped, ServerReplaced, is_replaced, let_go_of_everything,
 };
@@ -102,14 +100,9 @@ pub(crate) struct Told<'w> {
 /// this way).
 ///
 /// When the store refused an earlier frame (another server owns one of
-/// its rows now), this frame is not written either: every entity the
-/// unwritten frames touched is put back as the database holds it
-/// ([`put_back`]), and writing goes on from the next frame.
-pub(crate) fn send_frame(
-    mut w: FrameWorld,
-    server: Res<AssetServer>,
-    _on_the_schedules_thread: NonSendMarker,
-) {
+/// its rows now), this frame is not written either, until the game puts
+/// back what the unwritten frames touched (`persist::world::fence`).
+pub(crate) fn send_frame(mut w: FrameWorld, _on_the_schedules_thread: NonSendMarker) {
     let started = Instant::now();
     if let Some(e) = w.writer.inner.newly_stopped() {
         w.stopped(e);
@@ -131,22 +124,7 @@ pub(crate) fn send_frame(
     batch.mail_done.append(&mut w.mailbox.done);
     batch.next_pickup = w.tracked.next_pickup;
     let copied = started.elapsed();
-    if w.writer.inner.fenced() {
-        let written = w.writer.inner.stats().written_frame;
-        w.mailbox.forget_applied_after(written);
-        match w.writer.inner.resync(batch) {
-            Ok(reread) => {
-                let mut spawner = Spawner {
-                    commands: &mut w.commands,
-                    server: &server,
-                    ids: &mut w.entities,
-                    tracked: &mut w.tracked,
-                };
-                put_back(&mut spawner, reread, &mut w.told.lost);
-            }
-            Err(e) => bevy::log::error!("{e}; containers are no longer persisted"),
-        }
-    } else if !batch.is_empty() {
+    if !batch.is_empty() {
         w.writer.inner.send(batch);
     } else {
         w.writer.inner.give_back(batch);
@@ -356,6 +334,12 @@ impl FrameWorld<'_, '_> {
         let reads = self.told.arrivals.known_servers().map_or(0, |(_, r)| r);
         let mut requests = std::mem::take(&mut self.tracked.waiting_hand_overs);
         requests.extend(self.hand_overs.read().map(|h| (h.clone(), reads)));
+        // a fenced writer writes none of this frame: the hand-overs wait
+        // for the put-back, which may bring their containers' rows back
+        if self.writer.inner.fenced() {
+            self.tracked.waiting_hand_overs = requests;
+            return;
+        }
         for (request, asked_at) in requests {
             let HandOver { container: e, to } = request;
             let entry = match self.judge_hand_over(e, &to, asked_at) {
