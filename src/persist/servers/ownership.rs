@@ -10,9 +10,7 @@ use crate::persist::frame::rows::{ContainerRow, PickupRow};
 use crate::persist::frame::store::Reread;
 use crate::persist::servers::{ClaimFrom, ClaimRefused, Lost, ServerClaimed, ServerId};
 use crate::persist::servers::{ContainerArrived, ContainerLost};
-use crate::persist::world::entities::PersistentEntities;
-use crate::persist::world::load::Spawner;
-use crate::persist::world::tracked::Tracked;
+use crate::persist::world::load::{Spawner, Spawning};
 use crate::plugin::{
     ContainerContents, ContainerSlotRules, DespawnPolicy, LoosePickup, OverflowStore,
 };
@@ -176,22 +174,14 @@ fn drain<T>(from: &Option<Mutex<Receiver<T>>>) -> Vec<T> {
 /// What spawning rows the listener read (hand-overs, claims) needs.
 #[derive(bevy::ecs::system::SystemParam)]
 pub(crate) struct Arriving<'w, 's> {
-    commands: Commands<'w, 's>,
-    server: Res<'w, AssetServer>,
-    ids: ResMut<'w, PersistentEntities>,
-    tracked: ResMut<'w, Tracked>,
+    spawning: Spawning<'w, 's>,
     arrivals: Res<'w, Arrivals>,
     arrived: MessageWriter<'w, ContainerArrived>,
 }
 
 impl<'w, 's> Arriving<'w, 's> {
     fn spawner(&mut self) -> Spawner<'_, 'w, 's> {
-        Spawner {
-            commands: &mut self.commands,
-            server: &self.server,
-            ids: &mut self.ids,
-            tracked: &mut self.tracked,
-        }
+        self.spawning.spawner()
     }
 
     /// Spawns the containers of `rows` not in this world yet (one heard
@@ -202,7 +192,7 @@ impl<'w, 's> Arriving<'w, 's> {
         let mut once = std::collections::BTreeSet::new();
         let rows: Vec<ContainerRow> = rows
             .into_iter()
-            .filter(|row| self.ids.get(&row.id).is_none() && once.insert(row.id.clone()))
+            .filter(|row| self.spawning.ids.get(&row.id).is_none() && once.insert(row.id.clone()))
             .collect();
         if rows.is_empty() {
             return Vec::new();
@@ -222,7 +212,7 @@ impl<'w, 's> Arriving<'w, 's> {
         let mut once = std::collections::BTreeSet::new();
         let rows: Vec<PickupRow> = rows
             .into_iter()
-            .filter(|row| self.ids.get(&row.id).is_none() && once.insert(row.id.clone()))
+            .filter(|row| self.spawning.ids.get(&row.id).is_none() && once.insert(row.id.clone()))
             .collect();
         let mut spawner = self.spawner();
         rows.into_iter().map(|row| spawner.pickup(row)).collect()

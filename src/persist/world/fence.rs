@@ -12,9 +12,7 @@ use crate::persist::servers::ContainerLost;
 use crate::persist::servers::mail::Mailbox;
 use crate::persist::servers::ownership::put_back;
 use crate::persist::world::database_writer::DatabaseWriter;
-use crate::persist::world::entities::PersistentEntities;
-use crate::persist::world::load::Spawner;
-use crate::persist::world::tracked::Tracked;
+use crate::persist::world::load::Spawning;
 
 /// Frames a fenced game goes on without the reread before it waits for
 /// it: only a game whose frames come faster than the writer rereads them
@@ -31,10 +29,7 @@ pub(crate) fn fenced(writer: Res<DatabaseWriter>) -> bool {
 #[derive(SystemParam)]
 pub(crate) struct PutBackWorld<'w, 's> {
     writer: ResMut<'w, DatabaseWriter>,
-    commands: Commands<'w, 's>,
-    server: Res<'w, AssetServer>,
-    entities: ResMut<'w, PersistentEntities>,
-    tracked: ResMut<'w, Tracked>,
+    spawning: Spawning<'w, 's>,
     mailbox: ResMut<'w, Mailbox>,
     lost: MessageWriter<'w, ContainerLost>,
 }
@@ -63,11 +58,5 @@ pub(crate) fn put_back_after_fence(mut w: PutBackWorld, mut frames: Local<u32>) 
     // applied again to what is put back
     let written = w.writer.inner.stats().written_frame;
     w.mailbox.forget_applied_after(written);
-    let mut spawner = Spawner {
-        commands: &mut w.commands,
-        server: &w.server,
-        ids: &mut w.entities,
-        tracked: &mut w.tracked,
-    };
-    put_back(&mut spawner, reread, &mut w.lost);
+    put_back(&mut w.spawning.spawner(), reread, &mut w.lost);
 }

@@ -68,6 +68,28 @@ pub(crate) fn spawn_persisted(
     commands.remove_resource::<Loaded>();
 }
 
+/// What spawning rows into the world reads and changes, as a system
+/// parameter: [`Spawning::spawner`] borrows it as a [`Spawner`].
+#[derive(bevy::ecs::system::SystemParam)]
+pub(crate) struct Spawning<'w, 's> {
+    commands: Commands<'w, 's>,
+    server: Res<'w, AssetServer>,
+    pub(crate) ids: ResMut<'w, PersistentEntities>,
+    tracked: ResMut<'w, Tracked>,
+}
+
+impl<'w, 's> Spawning<'w, 's> {
+    /// The spawner of these.
+    pub(crate) fn spawner(&mut self) -> Spawner<'_, 'w, 's> {
+        Spawner {
+            commands: &mut self.commands,
+            server: &self.server,
+            ids: &mut self.ids,
+            tracked: &mut self.tracked,
+        }
+    }
+}
+
 /// Spawns rows into the world, tracked from the start.
 pub(crate) struct Spawner<'a, 'w, 's> {
     pub(crate) commands: &'a mut Commands<'w, 's>,
