@@ -121,10 +121,11 @@ fn a_fence_never_holds_the_game_back_and_its_reread_covers_every_frame() {
     // frame 2 is refused, and its reread waits for a permit
     game.send(frame(2, 0, false));
     let fenced = Instant::now();
-    while !game.fenced() {
-        assert!(fenced.elapsed() < Duration::from_secs(60), "never fenced");
+    while !game.rereading() {
+        assert!(fenced.elapsed() < Duration::from_secs(60), "never reread");
         std::thread::sleep(Duration::from_millis(1));
     }
+    assert!(game.fenced());
     // the game goes on: frames 3 to 60 (bag-2 named in frame 30), none
     // waits, and there is no reread to put back yet
     let (done, finished) = std::sync::mpsc::channel();

@@ -191,6 +191,9 @@ struct State {
     /// held them after the writer took the frame numbered here: the game
     /// puts them back once that is the last frame it handed over.
     reread: Option<(u64, Reread)>,
+    /// The writer is rereading for a fence (or connecting again to): the
+    /// database may take a while, and the game does not wait for it.
+    rereading: bool,
 }
 
 /// A transaction the store refused because rows are owned elsewhere now.
@@ -408,6 +411,12 @@ impl Handle {
         // ever: a flush waits for none of them
         self.handed = state.stats.written_frame;
         Some(reread)
+    }
+
+    /// Whether the writer is rereading for a fence now: a game that would
+    /// wait for the reread ([`Handle::wait_reread`]) goes on instead.
+    pub(crate) fn rereading(&self) -> bool {
+        self.shared.lock().rereading
     }
 
     /// [`Handle::take_reread`], waiting for the reread: for a game whose
@@ -735,24 +744,38 @@ impl Writer<'_> {
     /// writer, and the fence stays: nothing the game did since the last
     /// commit is written without its put-back, ever.
     fn reread(&mut self, frame: u64) -> Result<(), DatabaseError> {
-        let touched: Vec<String> = match &self.shared.lock().fence {
-            Some(fence) => fence.touched.iter().cloned().collect(),
-            None => return Ok(()),
+        let touched: Vec<String> = {
+            let mut state = self.shared.lock();
+            let Some(fence) = &state.fence else {
+                return Ok(());
+            };
+            let touched = fence.touched.iter().cloned().collect();
+            state.rereading = true;
+            touched
         };
-        let reread = match self.store.reread(&touched) {
-            Ok(reread) => reread,
+        let reread = self.reread_rows(&touched);
+        let mut state = self.shared.lock();
+        state.rereading = false;
+        state.reread = Some((frame, reread?));
+        drop(state);
+        self.shared.changed.notify_all();
+        Ok(())
+    }
+
+    /// The rows of `touched`, on a new connection when the one in use
+    /// broke.
+    fn reread_rows(&mut self, touched: &[String]) -> Result<Reread, DatabaseError> {
+        match self.store.reread(touched) {
+            Ok(reread) => Ok(reread),
             // the connection may have broken since the fence (a failover):
             // once more on a new one
             Err(first) => {
                 let seen = self.shared.lock().stats.written_frame;
                 let why = first.to_string();
                 self.reconnect(seen, seen, &why)
-                    .and_then(|_| self.store.reread(&touched))?
+                    .and_then(|_| self.store.reread(touched))
             }
-        };
-        self.shared.lock().reread = Some((frame, reread));
-        self.shared.changed.notify_all();
-        Ok(())
+        }
     }
 
     /// Keeps up to [`SPARE`] written batches' lists for the game to fill

@@ -16,7 +16,9 @@ use crate::persist::world::load::Spawning;
 
 /// Frames a fenced game goes on without the reread before it waits for
 /// it: only a game whose frames come faster than the writer rereads them
-/// (each frame handed over joins the next reread) ever waits.
+/// (each frame handed over joins the next reread) ever waits, and only
+/// while the writer is not in a reread (a database away, or slow, is
+/// never waited for).
 const FRAMES_BEFORE_WAITING: u32 = 8;
 
 /// Whether the store refused a frame and the game has not put back what
@@ -41,8 +43,8 @@ pub(crate) struct PutBackWorld<'w, 's> {
 pub(crate) fn put_back_after_fence(mut w: PutBackWorld, mut frames: Local<u32>) {
     let reread = match w.writer.inner.take_reread() {
         Some(reread) => reread,
-        None if *frames < FRAMES_BEFORE_WAITING => {
-            *frames += 1;
+        None if *frames < FRAMES_BEFORE_WAITING || w.writer.inner.rereading() => {
+            *frames = frames.saturating_add(1);
             return;
         }
         None => match w.writer.inner.wait_reread() {
