@@ -1290,27 +1290,9 @@ fn postgres_race(
 /// committed.
 fn failover(pg: &bevy_container::persist::ThrowawayPostgres) {
     use bevy::prelude::*;
-    use bevy_container::persist::{DatabaseWriter, PersistentId};
-    use bevy_container::plugin::{Container, ContainerContents, ContainerRequest, Deliver, Take};
-    let url = pg
-        .database("perf_failover")
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut app = zone_server(&url, "perf-failover");
-    let adoption = app
-        .world()
-        .resource::<AssetServer>()
-        .load("backpack.adoption.json");
-    let pack = app
-        .world_mut()
-        .spawn((PersistentId::new("failover-pack"), Container::new(adoption)))
-        .id();
-    while !app
-        .world()
-        .get::<ContainerContents>(pack)
-        .is_some_and(ContainerContents::is_ready)
-    {
-        app.update();
-    }
+    use bevy_container::persist::DatabaseWriter;
+    use bevy_container::plugin::{ContainerRequest, Deliver, Take};
+    let (mut app, pack) = failover_server(pg);
     let tick = Duration::from_micros(16_667);
     // a frame at 60 frames a second; returns how long its update took
     let frame = |app: &mut App, n: u64| {
@@ -1395,6 +1377,35 @@ fn failover(pg: &bevy_container::persist::ThrowawayPostgres) {
             .join(", "),
         quantile(calm, 1.0)
     );
+}
+
+/// The server of `failover`, with its backpack loaded.
+fn failover_server(
+    pg: &bevy_container::persist::ThrowawayPostgres,
+) -> (bevy::prelude::App, bevy::prelude::Entity) {
+    use bevy::prelude::*;
+    use bevy_container::persist::PersistentId;
+    use bevy_container::plugin::{Container, ContainerContents};
+    let url = pg
+        .database("perf_failover")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut app = zone_server(&url, "perf-failover");
+    let adoption = app
+        .world()
+        .resource::<AssetServer>()
+        .load("backpack.adoption.json");
+    let pack = app
+        .world_mut()
+        .spawn((PersistentId::new("failover-pack"), Container::new(adoption)))
+        .id();
+    while !app
+        .world()
+        .get::<ContainerContents>(pack)
+        .is_some_and(ContainerContents::is_ready)
+    {
+        app.update();
+    }
+    (app, pack)
 }
 
 /// Every [`bevy_container::persist::ContainerArrived`] an app heard.
