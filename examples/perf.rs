@@ -1385,7 +1385,7 @@ fn failover_server(
 ) -> (bevy::prelude::App, bevy::prelude::Entity) {
     use bevy::prelude::*;
     use bevy_container::persist::PersistentId;
-    use bevy_container::plugin::{Container, ContainerContents};
+    use bevy_container::plugin::Container;
     let url = pg
         .database("perf_failover")
         .unwrap_or_else(|e| panic!("{e}"));
@@ -1398,11 +1398,7 @@ fn failover_server(
         .world_mut()
         .spawn((PersistentId::new("failover-pack"), Container::new(adoption)))
         .id();
-    while !app
-        .world()
-        .get::<ContainerContents>(pack)
-        .is_some_and(ContainerContents::is_ready)
-    {
+    while !ready_in(&app, "failover-pack") {
         app.update();
     }
     (app, pack)

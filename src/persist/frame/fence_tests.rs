@@ -10,7 +10,7 @@ use crate::persist::frame::merge::tests::{adoption, put};
 use crate::persist::frame::scheduling::WriterScheduling;
 use crate::persist::frame::server_id::{Lost, ServerId};
 use crate::persist::frame::store::{FrameRows, Reread, Store, StoreError, Written};
-use crate::persist::frame::writer::{Batch, Start, start};
+use crate::persist::frame::writer::{AdoptionRef, Batch, Start, start};
 
 /// A store that refuses its second transaction (another server owns
 /// `bag-0` now) and rereads once for each permit the test gives: a
@@ -81,7 +81,9 @@ fn lost() -> Lost {
 
 /// Frame `frame` writing bag `k` (named in the frame when `name`).
 fn frame(frame: u64, k: u64, name: bool) -> Batch {
-    let backpack = adoption("backpack.adoption.json");
+    static BACKPACK: std::sync::LazyLock<Arc<AdoptionRef>> =
+        std::sync::LazyLock::new(|| adoption("backpack.adoption.json"));
+    let backpack = &*BACKPACK;
     let mut bag = Contents::new(backpack.rules.clone());
     bag.deliver("berries", frame as u32);
     let mut b = Batch {
@@ -92,7 +94,7 @@ fn frame(frame: u64, k: u64, name: bool) -> Batch {
     if name {
         b.names.push((k, format!("bag-{k}").into()));
     }
-    put(&mut b, k, &bag, &backpack, None);
+    put(&mut b, k, &bag, backpack, None);
     b
 }
 
