@@ -116,6 +116,9 @@ fn a_fence_never_holds_the_game_back_and_its_reread_covers_every_frame() {
         queue: 2,
         scheduling: WriterScheduling::default(),
     });
+    // dropped before the game: a failed check before the game thread
+    // leaves no writer waiting (the one after it has its own)
+    let _early = Plenty(permits.clone());
     let mut first = frame(1, 0, true);
     first.names.push((1, "bag-1".into()));
     game.send(first);
