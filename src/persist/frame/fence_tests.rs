@@ -188,3 +188,101 @@ fn a_fence_never_holds_the_game_back_and_its_reread_covers_every_frame() {
     );
     assert_eq!(game.stats().fenced, 1);
 }
+
+/// A store that, as PostgreSQL does, names the rows another server took
+/// from this one (`bag-9`, never written by these frames) only in the
+/// first reread after the fence: it forgets their epochs as it reports
+/// them, and a later reread finds them only when asked for them by id.
+struct Forgetting {
+    seen: Arc<Mutex<Seen>>,
+    told: bool,
+}
+
+impl Store for Forgetting {
+    fn write(&mut self, rows: &FrameRows) -> Result<Written, StoreError> {
+        let mut seen = self.seen.lock().expect("seen");
+        seen.writes += 1;
+        if seen.writes == 2 {
+            return Err(StoreError::Fenced(vec![lost()]));
+        }
+        seen.written.push(rows.frame);
+        Ok(Written::default())
+    }
+
+    fn reconnect(&mut self, seen: u64) -> Result<u64, DatabaseError> {
+        Ok(seen)
+    }
+
+    fn reread(&mut self, ids: &[String]) -> Result<Reread, DatabaseError> {
+        let mut asked = ids.to_vec();
+        if !std::mem::replace(&mut self.told, true) {
+            asked.push("bag-9".into());
+        }
+        self.seen.lock().expect("seen").rereads.push(ids.to_vec());
+        let south = |id: &String| id == "bag-0" || id == "bag-9";
+        let (theirs, ours): (Vec<String>, Vec<String>) = asked.into_iter().partition(south);
+        Ok(Reread {
+            others: theirs
+                .into_iter()
+                .map(|id| Lost {
+                    id,
+                    owner: Some(ServerId::new("south")),
+                })
+                .collect(),
+            missing: ours,
+            ..Reread::default()
+        })
+    }
+}
+
+#[test]
+fn a_row_taken_away_is_in_every_reread_after_the_first_names_it() {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let mut game = start(Start {
+        store: Box::new(Forgetting {
+            seen: seen.clone(),
+            told: false,
+        }),
+        name: "forgetting".into(),
+        frame: 0,
+        queue: 2,
+        scheduling: WriterScheduling::default(),
+    });
+    let rereads = |n: usize| {
+        let asked = Instant::now();
+        while seen.lock().expect("seen").rereads.len() < n {
+            assert!(asked.elapsed() < Duration::from_secs(60), "no reread {n}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    };
+    let mut first = frame(1, 0, true);
+    first.names.push((1, "bag-1".into()));
+    game.send(first);
+    game.flush().expect("frame 1 written");
+    // frame 2 is refused; its reread names bag-9, which south took
+    game.send(frame(2, 0, false));
+    rereads(1);
+    // frame 3 comes before the game put anything back: reread again
+    game.send(frame(3, 1, false));
+    rereads(2);
+    let asked = Instant::now();
+    let reread = loop {
+        if let Some(r) = game.take_reread() {
+            break r;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(60), "no reread");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let mut gone: Vec<&str> = reread.others.iter().map(|l| l.id.as_str()).collect();
+    gone.sort_unstable();
+    assert_eq!(
+        gone,
+        ["bag-0", "bag-9"],
+        "the reread put back names every row south took, not only those of frames 2 and 3"
+    );
+    let asked_last = seen.lock().expect("seen").rereads.last().cloned();
+    assert!(
+        asked_last.is_some_and(|ids| ids.iter().any(|id| id == "bag-9")),
+        "the last reread asks for bag-9 by id"
+    );
+}

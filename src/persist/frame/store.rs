@@ -86,6 +86,20 @@ pub(crate) struct Reread {
     pub(crate) missing: Vec<String>,
 }
 
+impl Reread {
+    /// Every id it names: rows this server owns, rows another owns, and
+    /// ids with no row.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = &str> {
+        let containers = self.containers.iter().map(|c| c.id.as_str());
+        let pickups = self.pickups.iter().map(|p| p.id.as_str());
+        let others = self.others.iter().map(|l| l.id.as_str());
+        containers
+            .chain(pickups)
+            .chain(others)
+            .chain(self.missing.iter().map(String::as_str))
+    }
+}
+
 /// A store: SQLite (one server, one file) or PostgreSQL (several servers).
 pub(crate) trait Store: Send {
     /// Writes `rows` in one transaction, or nothing of them.

@@ -757,7 +757,15 @@ impl Writer<'_> {
         let reread = self.reread_rows(&touched);
         let mut state = self.shared.lock();
         state.rereading = false;
-        state.reread = Some((frame, reread?));
+        let reread = reread?;
+        // a store names what it found besides the touched ids once (the
+        // rows another server took: PostgreSQL forgets their epochs as it
+        // reports them): they join the fence, so every later reread, of
+        // which the game puts back only the last, names them again
+        if let Some(fence) = state.fence.as_mut() {
+            fence.touched.extend(reread.ids().map(str::to_string));
+        }
+        state.reread = Some((frame, reread));
         drop(state);
         self.shared.changed.notify_all();
         Ok(())

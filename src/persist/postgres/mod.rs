@@ -11,6 +11,8 @@ pub mod operator;
 mod schema;
 mod throwaway;
 mod write;
+#[cfg(test)]
+mod write_tests;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -224,19 +224,26 @@ impl Frame<'_> {
         Ok(())
     }
 
-    /// Deletes the rows of `ids` this server knows (an id it never wrote
-    /// has no row); returns how many went.
+    /// Deletes the rows of `ids` this server knows; returns how many went.
+    /// An id whose epoch it does not know (never written, or let go of) is
+    /// lost when another server owns a row of it: that row's items are the
+    /// other server's, and a frame that took them must not commit.
     fn delete(
         &mut self,
         tx: &mut Transaction,
         table: &str,
         ids: &[&str],
     ) -> Result<u64, postgres::Error> {
-        let ids: Vec<&str> = ids
-            .iter()
-            .copied()
-            .filter(|id| self.epoch(id).is_some())
-            .collect();
+        let (ids, unknown): (Vec<&str>, Vec<&str>) =
+            ids.iter().copied().partition(|id| self.epoch(id).is_some());
+        if !unknown.is_empty() {
+            let theirs = tx.query(
+                &format!("SELECT id FROM {table} WHERE id = ANY($1) AND owner <> $2"),
+                &[&unknown, &self.me],
+            )?;
+            self.lost
+                .extend(theirs.iter().filter_map(|r| r.try_get::<_, String>(0).ok()));
+        }
         self.done
             .epochs
             .extend(ids.iter().map(|id| (id.to_string(), None)));
