@@ -15,7 +15,7 @@
 //! database always holds the state of one frame boundary, whole:
 //!
 //! - **One transaction per frame.** At the end of every frame that changed
-//!   anything ([`Last`](bevy::app::Last)), the game thread hands every changed container and
+//!   anything (right after [`Last`](bevy::app::Last)), the game thread hands every changed container and
 //!   loose pickup (and the ones that left the world) to a writer thread,
 //!   with the frame's number. The writer writes them in one transaction,
 //!   frame number included. A process killed at any moment leaves the file

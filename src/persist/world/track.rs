@@ -91,9 +91,10 @@ pub(crate) struct Told<'w> {
 
 /// Collects the frame's changes and hands them to the writer (the game
 /// thread never waits for the writer: a frame past a whole queue joins
-/// the newest waiting one). It runs on the
-/// thread that runs the schedule (`NonSendMarker`): under Bevy's
-/// multi-threaded executor, a last system handed to a pool thread adds
+/// the newest waiting one). It runs last in the frame, in the plugin's
+/// schedule after `Last`, on the thread that runs the frame; the
+/// `NonSendMarker` keeps it there should a game give that schedule Bevy's
+/// multi-threaded executor: a last system handed to a pool thread adds
 /// that thread's wake-up to the frame (in eight alternating runs of
 /// `examples/perf`, the ratio of the fastest frames, now printed as
 /// `persist-frame-vs-frame-fastest`, was 1.15-1.30 that way and 1.01-1.26
