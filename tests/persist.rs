@@ -1743,3 +1743,40 @@ fn a_swap_to_an_adoption_not_loaded_yet_waits_for_it() {
     assert_eq!(slots(&app), (5, 35), "the chest's rules once it loaded");
     close(app);
 }
+
+// ---------------------------------------------------------------------------
+// The frame's end
+
+/// The bag that [`deliver_in_last`] gives 5 ore, once.
+#[derive(Resource)]
+struct LastDelivery(Option<Entity>);
+
+/// A game's system in `Last` that changes a container.
+fn deliver_in_last(mut once: ResMut<LastDelivery>, mut containers: Containers) {
+    if let Some(bag) = once.0.take() {
+        containers.deliver(bag, "ore", 5, None).expect("delivered");
+    }
+}
+
+/// The hand-over runs after `Last`: a container a game changes there is
+/// written with the frame it changed in, not with the next one (after
+/// this frame no other comes, and the file has the ore).
+#[test]
+fn a_change_made_in_last_is_written_with_its_own_frame() {
+    let (_dir, file, mut app) = fresh_world("last");
+    let bag = by_id(app.world_mut())["bag-0"];
+    app.insert_resource(LastDelivery(Some(bag)))
+        .add_systems(Last, deliver_in_last);
+    app.update();
+    close(app);
+    let db = ContainerDatabase::open(&file).expect("opens");
+    let ore: u32 = db
+        .containers()
+        .iter()
+        .filter(|r| r.id == "bag-0")
+        .flat_map(|r| r.contents.slots.iter().flatten())
+        .filter(|s| s.item == "ore")
+        .map(|s| s.amount)
+        .sum();
+    assert_eq!(ore, 5, "the ore delivered in Last is in the file");
+}
