@@ -40,10 +40,16 @@ use crate::persist::world::tracked;
 #[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
 struct FrameHead;
 
-/// The persistence's systems at the end of the frame, right after
-/// `Last`: this frame's mail, then the hand-over of everything the frame
-/// changed (so a change a game makes in `Last` is in this frame's
-/// transaction too). Run one after another, as [`FrameHead`]'s are.
+/// The mail this frame sends, right after `PostUpdate` (where it was
+/// sent before it had a schedule of its own): its `MailSent` and
+/// `MailNotSent` reach systems in `Last`, and its rows this frame's
+/// transaction. Run as [`FrameHead`]'s systems are.
+#[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
+struct MailOut;
+
+/// The hand-over of everything the frame changed, right after `Last` (so
+/// a change a game makes in `Last` is in this frame's transaction too).
+/// Run as [`FrameHead`]'s systems are.
 #[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
 struct FrameEnd;
 
@@ -88,13 +94,10 @@ impl Plugin for ContainerDatabasePlugin {
         add_schedules(app);
         app.add_systems(PreStartup, crate::persist::world::load::spawn_persisted)
             .add_systems(
-                FrameEnd,
-                (
-                    crate::persist::servers::mail::send_mail.run_if(on_message::<SendMail>),
-                    crate::persist::world::track::send_frame,
-                )
-                    .chain(),
-            );
+                MailOut,
+                crate::persist::servers::mail::send_mail.run_if(on_message::<SendMail>),
+            )
+            .add_systems(FrameEnd, crate::persist::world::track::send_frame);
         let put_back = fence::put_back_after_fence.run_if(fence::fenced);
         if shared {
             add_listening(app, put_back);
@@ -113,12 +116,12 @@ impl Plugin for ContainerDatabasePlugin {
     }
 }
 
-/// Adds [`FrameHead`] and [`FrameEnd`] to the frame, right after `First`
-/// and `Last`, each run by the single-threaded executor. An app whose
-/// frame has no `First` or `Last` (not one `App::new` makes) runs them
-/// nowhere: persistence then never hands a frame over, as before.
+/// Adds [`FrameHead`], [`MailOut`] and [`FrameEnd`] to the frame, right
+/// after `First`, `PostUpdate` and `Last`, each run by the single-threaded
+/// executor. An app whose frame lacks one of those (not one `App::new`
+/// makes) runs them nowhere, and says so: nothing is persisted.
 fn add_schedules(app: &mut App) {
-    for label in [FrameHead.intern(), FrameEnd.intern()] {
+    for label in [FrameHead.intern(), MailOut.intern(), FrameEnd.intern()] {
         app.init_schedule(label);
         app.edit_schedule(label, |s| {
             s.set_executor(SingleThreadedExecutor::new());
@@ -130,13 +133,15 @@ fn add_schedules(app: &mut App) {
         );
         return;
     };
-    if !order.labels.contains(&First.intern()) || !order.labels.contains(&Last.intern()) {
+    let needed = [First.intern(), PostUpdate.intern(), Last.intern()];
+    if !needed.iter().all(|label| order.labels.contains(label)) {
         error!(
-            "ContainerDatabasePlugin: this app's frame has no First or no Last schedule; nothing is persisted"
+            "ContainerDatabasePlugin: this app's frame lacks First, PostUpdate or Last; nothing is persisted"
         );
         return;
     }
     order.insert_after(First, FrameHead);
+    order.insert_after(PostUpdate, MailOut);
     order.insert_after(Last, FrameEnd);
 }
 
