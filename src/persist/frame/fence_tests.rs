@@ -31,13 +31,7 @@ struct Seen {
 
 impl Store for Fencing {
     fn write(&mut self, rows: &FrameRows) -> Result<Written, StoreError> {
-        let mut seen = self.seen.lock().expect("seen");
-        seen.writes += 1;
-        if seen.writes == 2 {
-            return Err(StoreError::Fenced(vec![lost()]));
-        }
-        seen.written.push(rows.frame);
-        Ok(Written::default())
+        all_but_the_second(&self.seen, rows)
     }
 
     fn reconnect(&mut self, seen: u64) -> Result<u64, DatabaseError> {
@@ -70,6 +64,18 @@ impl Drop for Plenty {
         }
         self.0.1.notify_all();
     }
+}
+
+/// Writes `rows`, unless they are the second transaction: another server
+/// owns `bag-0` by then, and the store refuses it.
+fn all_but_the_second(seen: &Mutex<Seen>, rows: &FrameRows) -> Result<Written, StoreError> {
+    let mut seen = seen.lock().expect("seen");
+    seen.writes += 1;
+    if seen.writes == 2 {
+        return Err(StoreError::Fenced(vec![lost()]));
+    }
+    seen.written.push(rows.frame);
+    Ok(Written::default())
 }
 
 fn lost() -> Lost {
@@ -200,13 +206,7 @@ struct Forgetting {
 
 impl Store for Forgetting {
     fn write(&mut self, rows: &FrameRows) -> Result<Written, StoreError> {
-        let mut seen = self.seen.lock().expect("seen");
-        seen.writes += 1;
-        if seen.writes == 2 {
-            return Err(StoreError::Fenced(vec![lost()]));
-        }
-        seen.written.push(rows.frame);
-        Ok(Written::default())
+        all_but_the_second(&self.seen, rows)
     }
 
     fn reconnect(&mut self, seen: u64) -> Result<u64, DatabaseError> {
