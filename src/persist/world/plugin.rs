@@ -5,7 +5,6 @@ use std::sync::Mutex;
 
 use bevy::app::MainScheduleOrder;
 use bevy::ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
-use bevy::ecs::system::ScheduleSystem;
 use bevy::prelude::*;
 
 use crate::persist::database::ContainerDatabase;
@@ -53,6 +52,11 @@ struct MailOut;
 #[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
 struct FrameEnd;
 
+/// The put-back after a fence ([`fence`]): first in [`FrameHead`], before
+/// the systems that spawn what other servers sent and the game's claims.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+struct PutBack;
+
 /// Keeps the world's containers and loose pickups in a
 /// [`ContainerDatabase`]; see the [module](crate::persist). Add it after
 /// [`ContainerPlugin`](crate::plugin::ContainerPlugin).
@@ -97,21 +101,22 @@ impl Plugin for ContainerDatabasePlugin {
                 MailOut,
                 crate::persist::servers::mail::send_mail.run_if(on_message::<SendMail>),
             )
-            .add_systems(FrameEnd, crate::persist::world::track::send_frame);
-        let put_back = fence::put_back_after_fence.run_if(fence::fenced);
-        if shared {
-            add_listening(app, put_back);
-        } else {
-            // a SQLite file has no listener: a claim is refused with the fix,
-            // and no frame pays for systems that would find nothing
-            app.add_systems(
+            .add_systems(FrameEnd, crate::persist::world::track::send_frame)
+            .add_systems(
                 FrameHead,
                 (
-                    put_back,
-                    crate::persist::servers::ownership::send_claims.run_if(on_message::<ClaimFrom>),
-                )
-                    .chain(),
+                    fence::put_back_after_fence
+                        .run_if(fence::fenced)
+                        .in_set(PutBack),
+                    crate::persist::servers::ownership::send_claims
+                        .run_if(on_message::<ClaimFrom>)
+                        .after(PutBack),
+                ),
             );
+        // a SQLite file has no listener (a claim is refused with the fix):
+        // no frame pays for systems that would find nothing
+        if shared {
+            add_listening(app);
         }
     }
 }
@@ -148,23 +153,22 @@ fn add_schedules(app: &mut App) {
 /// The systems that take in what the listener of a shared database heard:
 /// containers handed to this server, claims, mail, a newer process of the
 /// server id; after the put-back, as the game's claims are.
-fn add_listening<M>(app: &mut App, put_back: impl IntoScheduleConfigs<ScheduleSystem, M>) {
+fn add_listening(app: &mut App) {
     use crate::persist::servers::mail::{apply_mail, mail_waiting, read_mail};
     use crate::persist::servers::ownership::{
-        hear_replaced, listener_sent, send_claims, spawn_arrivals, spawn_claimed,
+        hear_replaced, listener_sent, spawn_arrivals, spawn_claimed,
     };
     app.add_systems(
         FrameHead,
         (
-            put_back,
             (spawn_arrivals, hear_replaced, spawn_claimed)
                 .chain()
                 .run_if(listener_sent),
-            send_claims.run_if(on_message::<ClaimFrom>),
             read_mail.run_if(listener_sent),
             apply_mail.run_if(mail_waiting),
         )
-            .chain(),
+            .chain()
+            .after(PutBack),
     );
 }
 
