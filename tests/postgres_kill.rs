@@ -51,8 +51,29 @@ struct World {
     pickups: Counts,
 }
 
-fn assets() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bevy_container-pgkill-{}", std::process::id()));
+/// A test's folder of adoption files, removed when the test ends (each
+/// test has its own: the tests of this file run side by side in one
+/// process).
+struct Assets(PathBuf);
+
+impl std::ops::Deref for Assets {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Assets {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn assets(test: &str) -> Assets {
+    let dir = std::env::temp_dir().join(format!(
+        "bevy_container-pgkill-{}-{test}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).expect("a folder");
     let bag = adoption_json(
         slot_answers("left-where-it-is"),
@@ -65,7 +86,7 @@ fn assets() -> PathBuf {
         ]),
     );
     std::fs::write(dir.join("bag.adoption.json"), bag.to_string()).expect("writes");
-    dir
+    Assets(dir)
 }
 
 fn app(assets: &Path, db: ContainerDatabase) -> App {
@@ -673,7 +694,7 @@ fn check(servers: &mut [Server], url: &str, expected: &Counts, when: &str) {
 #[test]
 fn servers_killed_at_random_lose_and_double_nothing() {
     watchdog(Duration::from_secs(600));
-    let assets = assets();
+    let assets = assets("killed");
     let (_pg, url) = ThrowawayPostgres::url_for_tests("kill").unwrap_or_else(|e| panic!("{e}"));
     first_world(&assets, &url);
     let (_, expected) = database(&url);
@@ -719,7 +740,7 @@ fn servers_killed_at_random_lose_and_double_nothing() {
 #[test]
 fn servers_through_failovers_of_the_primary_lose_and_double_nothing() {
     watchdog(Duration::from_secs(600));
-    let assets = assets();
+    let assets = assets("failovers");
     let pg = ThrowawayPostgres::start_with(ThrowawayOptions {
         standby: Some(Replication::Synchronous),
         ..ThrowawayOptions::default()
@@ -846,7 +867,7 @@ fn claim_and_change(assets: &Path, url: &str, from: &str, claimer: &str) -> (Wor
 #[test]
 fn a_paused_server_whose_containers_were_claimed_writes_nothing_of_them() {
     watchdog(Duration::from_secs(300));
-    let assets = assets();
+    let assets = assets("paused");
     let (_pg, url) = ThrowawayPostgres::url_for_tests("fence").unwrap_or_else(|e| panic!("{e}"));
     first_world(&assets, &url);
     let (_, expected) = database(&url);
@@ -936,7 +957,7 @@ fn mail_rows(c: &mut postgres::Client) -> i64 {
 #[test]
 fn a_receiver_killed_before_its_commit_applies_the_mail_once_on_restart() {
     watchdog(Duration::from_secs(300));
-    let assets = assets();
+    let assets = assets("mail");
     let (_pg, url) =
         ThrowawayPostgres::url_for_tests("mail_once").unwrap_or_else(|e| panic!("{e}"));
     first_world(&assets, &url);
