@@ -157,18 +157,11 @@ enum Look {
 }
 
 fn listen(start: &Start, to: &Game, stop: &AtomicBool) {
-    let (name, server) = (start.name.as_str(), &start.server);
+    let server = &start.server;
     let mut warned = false;
     let mut connections = 0u64;
     while !stop.load(Ordering::SeqCst) {
-        let mut client = match schema::connect_plain(&start.config, name).and_then(|mut c| {
-            c.batch_execute(&format!(
-                "SET application_name = 'bevy_container {} listener'; LISTEN bevy_container_handover; LISTEN bevy_container_mail",
-                server.as_str().replace('\'', "")
-            ))
-                .map(|()| c)
-                .map_err(|e| schema::error(name, &e))
-        }) {
+        let (mut client, statements) = match connect(start) {
             Ok(c) => c,
             Err(e) => {
                 if !warned {
@@ -189,7 +182,7 @@ fn listen(start: &Start, to: &Game, stop: &AtomicBool) {
         connections += 1;
         // every hand-over waiting is taken before the first wake-up
         while !stop.load(Ordering::SeqCst) {
-            match look(&mut client, start, to) {
+            match look(&mut client, &statements, start, to) {
                 Look::Again => {}
                 Look::Reconnect => break,
                 Look::Stop => return,
@@ -202,6 +195,21 @@ fn listen(start: &Start, to: &Game, stop: &AtomicBool) {
             while let Ok(Some(_)) = heard.iter().next() {}
         }
     }
+}
+
+/// The listener's connection: named, listening, its look's statements
+/// prepared.
+fn connect(start: &Start) -> Result<(Client, Statements), DatabaseError> {
+    let (name, server) = (start.name.as_str(), &start.server);
+    let mut client = schema::connect_plain(&start.config, name)?;
+    client
+        .batch_execute(&format!(
+            "SET application_name = 'bevy_container {} listener'; LISTEN bevy_container_handover; LISTEN bevy_container_mail",
+            server.as_str().replace('\'', "")
+        ))
+        .map_err(|e| schema::error(name, &e))?;
+    let statements = Statements::prepare(&mut client).map_err(|e| schema::error(name, &e))?;
+    Ok((client, statements))
 }
 
 /// The containers this server owns that this process does not know of
@@ -248,10 +256,65 @@ fn arrivals(found: &[postgres::Row], start: &Start, not_spawned: &str) -> Vec<Co
     out
 }
 
+/// The statements of a look, prepared once a connection: a statement sent
+/// as text is prepared first, a round trip of its own, so a look of four
+/// such statements was eight round trips and is two (the listener looks
+/// every quarter second, and on a machine of two cores its work and the
+/// database's ran beside the game's slowest frames).
+struct Statements {
+    /// [`STATE`].
+    state: postgres::Statement,
+    /// The mail this server handles now ([`letters`]).
+    letters: postgres::Statement,
+}
+
+/// This server's row (its frame and generation, `NULL` when there is no
+/// row), the server ids the database knows, and whether a hand-over
+/// waits for this server, in one row.
+const STATE: &str = "SELECT s.frame, s.generation, ARRAY(SELECT id FROM servers ORDER BY id), EXISTS (SELECT 1 FROM handovers WHERE to_server = $1) FROM (VALUES (1)) AS one LEFT JOIN servers AS s ON s.id = $1";
+
+impl Statements {
+    fn prepare(client: &mut Client) -> Result<Statements, postgres::Error> {
+        Ok(Statements {
+            state: client.prepare(STATE)?,
+            letters: client.prepare(&format!(
+                "{LETTERS} WHERE c.owner = $1 OR (c.id IS NULL AND m.origin = $1) ORDER BY m.seq"
+            ))?,
+        })
+    }
+}
+
+/// What [`STATE`] read.
+#[derive(Debug, PartialEq)]
+struct State {
+    /// This server's row: its frame and generation.
+    standing: Option<(u64, i64)>,
+    /// The server ids the database knows, sorted.
+    known: Vec<String>,
+    /// Whether a hand-over waits for this server.
+    waiting: bool,
+}
+
+/// Reads [`STATE`] for `server`.
+fn state(
+    client: &mut Client,
+    statements: &Statements,
+    server: &ServerId,
+) -> Result<State, postgres::Error> {
+    let row = client.query_one(&statements.state, &[&server.as_str()])?;
+    let frame: Option<i64> = row.try_get(0)?;
+    let generation: Option<i64> = row.try_get(1)?;
+    Ok(State {
+        standing: frame.zip(generation).map(|(f, g)| (f.max(0) as u64, g)),
+        known: row.try_get(2)?,
+        waiting: row.try_get(3)?,
+    })
+}
+
 /// One look: this process still the server id's current one, its mail
 /// and the servers known, the containers handed to it, the claims asked
 /// for.
-fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
+fn look(client: &mut Client, statements: &Statements, start: &Start, to: &Game) -> Look {
     let (name, server) = (start.name.as_str(), &start.server);
     let mine = Mine {
         generation: start.generation,
@@ -267,64 +330,56 @@ fn look(client: &mut Client, start: &Start, to: &Game) -> Look {
         );
         Look::Reconnect
     };
-    match schema::standing(client, server, false) {
-        Ok(found) => {
-            if let Standing::Replaced { now } = judge(found, mine) {
-                let _ = to.replaced.send(DatabaseError::Replaced {
-                    path: name.to_string(),
-                    server: server.to_string(),
-                    mine: start.generation,
-                    now,
-                });
-                to.told();
-                return Look::Stop;
-            }
-        }
+    let read = state(client, statements, server)
+        .and_then(|state| Ok((state, letters(client, statements, (name, server))?)));
+    let (state, letters) = match read {
+        Ok(read) => read,
         Err(e) => return reconnect(e),
+    };
+    if let Standing::Replaced { now } = judge(state.standing, mine) {
+        let _ = to.replaced.send(DatabaseError::Replaced {
+            path: name.to_string(),
+            server: server.to_string(),
+            mine: start.generation,
+            now,
+        });
+        to.told();
+        return Look::Stop;
     }
-    let read = letters(client, name, server).and_then(|letters| {
-        let known: Vec<String> = client
-            .query("SELECT id FROM servers ORDER BY id", &[])?
-            .iter()
-            .map(|r| r.try_get(0))
-            .collect::<Result<_, _>>()?;
-        Ok((letters, known))
-    });
-    match read {
-        Ok((letters, known)) => {
-            let mut shared = to
-                .known
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            shared.ids = known;
-            shared.reads += 1;
-            drop(shared);
-            if to.post.send(letters).is_err() {
-                return Look::Stop;
-            }
-            to.told();
-        }
-        Err(e) => return reconnect(e),
+    let mut shared = to
+        .known
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    shared.ids = state.known;
+    shared.reads += 1;
+    drop(shared);
+    if to.post.send(letters).is_err() {
+        return Look::Stop;
     }
+    to.told();
     // after the mail, which takes no lock: a take waits for this server's
     // row while its writer holds it, and the mail read before it is not
     // held back meanwhile (a row applied to a container still arriving
     // waits in the game for it). What a take committed goes to the game
     // at once, whatever fails after it: its hand-over rows are gone, and
-    // its epochs recorded
-    match take(client, start) {
-        Ok(rows) => {
-            let any = !rows.is_empty();
-            for row in rows {
-                if to.send.send(row).is_err() {
-                    return Look::Stop;
+    // its epochs recorded. Most looks find nothing handed over, and leave
+    // the take's transaction out: a row that comes after the read wakes
+    // the listener with its `NOTIFY`, and is taken then
+    if state.waiting {
+        match take(client, start) {
+            Ok(rows) => {
+                let any = !rows.is_empty();
+                for row in rows {
+                    if to.send.send(row).is_err() {
+                        return Look::Stop;
+                    }
+                }
+                if any {
+                    to.told();
                 }
             }
-            if any {
-                to.told();
-            }
+            Err(e) => return reconnect(e),
         }
-        Err(e) => return reconnect(e),
     }
     if make_claims(client, start, to) {
         Look::Again
@@ -337,21 +392,8 @@ use postgres::fallible_iterator::FallibleIterator;
 
 /// The containers handed to `server`, their hand-overs done with, in one
 /// transaction; their epochs are recorded before the game sees them.
-///
-/// Most looks find nothing handed over: one statement says so, and the
-/// transaction's five round trips are left out (the listener looks every
-/// quarter second, and on a machine of two cores its work and the
-/// server's ran beside the game's frames). A row that comes after that
-/// statement wakes the listener with its `NOTIFY`, and is taken then.
 fn take(client: &mut Client, start: &Start) -> Result<Vec<ContainerRow>, postgres::Error> {
     let me = start.server.as_str();
-    let waiting = client.query_one(
-        "SELECT EXISTS (SELECT 1 FROM handovers WHERE to_server = $1)",
-        &[&me],
-    )?;
-    if !waiting.try_get::<_, bool>(0)? {
-        return Ok(Vec::new());
-    }
     let mut tx = client.transaction()?;
     // only for the process of the id's current generation, held for the
     // transaction: a newer process's open waits for this take to end
@@ -389,13 +431,10 @@ fn take(client: &mut Client, start: &Start) -> Result<Vec<ContainerRow>, postgre
 /// it owns, and rows it sent whose target has no container row.
 fn letters(
     client: &mut Client,
-    name: &str,
-    server: &ServerId,
+    statements: &Statements,
+    (name, server): (&str, &ServerId),
 ) -> Result<Vec<Letter>, postgres::Error> {
-    let found = client.query(
-        &format!("{LETTERS} WHERE c.owner = $1 OR (c.id IS NULL AND m.origin = $1) ORDER BY m.seq"),
-        &[&server.as_str()],
-    )?;
+    let found = client.query(&statements.letters, &[&server.as_str()])?;
     let mut out = Vec::with_capacity(found.len());
     for row in &found {
         match letter(row) {
@@ -448,6 +487,57 @@ mod tests {
 
     use super::*;
     use crate::persist::postgres::ThrowawayPostgres;
+
+    /// One statement reads what a look needs besides the mail: this
+    /// server's row (none, then its own), every server id sorted, and
+    /// whether a hand-over waits for this server (not for another).
+    #[test]
+    fn a_look_reads_the_standing_the_servers_and_the_hand_overs_waiting() {
+        let (_pg, url) =
+            ThrowawayPostgres::url_for_tests("listen-state").unwrap_or_else(|e| panic!("{e}"));
+        let config: Config = url.parse().expect("a URL");
+        let (west, east) = (ServerId::new("west"), ServerId::new("east"));
+        let mut client = schema::connect_plain(&config, "test").expect("connects");
+        schema::migrate(&mut client, "test").expect("migrates");
+        let statements = Statements::prepare(&mut client).expect("prepares");
+        let read = |client: &mut Client| state(client, &statements, &west).expect("reads");
+        let nothing = State {
+            standing: None,
+            known: Vec::new(),
+            waiting: false,
+        };
+        assert_eq!(read(&mut client), nothing, "no row yet");
+        let generation = schema::register(&mut client, "test", &west).expect("registers");
+        schema::register(&mut client, "test", &east).expect("registers");
+        let known = vec!["east".to_string(), "west".to_string()];
+        let standing = Some((0, generation));
+        assert_eq!(
+            read(&mut client),
+            State {
+                standing,
+                known: known.clone(),
+                waiting: false
+            }
+        );
+        client
+            .batch_execute("INSERT INTO handovers (id, to_server, epoch) VALUES ('bag', 'east', 1)")
+            .expect("inserts");
+        assert!(
+            !read(&mut client).waiting,
+            "a hand-over to east is not west's"
+        );
+        client
+            .batch_execute("INSERT INTO handovers (id, to_server, epoch) VALUES ('box', 'west', 1)")
+            .expect("inserts");
+        assert_eq!(
+            read(&mut client),
+            State {
+                standing,
+                known,
+                waiting: true
+            }
+        );
+    }
 
     /// A save of the crate's backpack holding 12 berries.
     fn backpack_save() -> String {
