@@ -277,9 +277,7 @@ impl Statements {
     fn prepare(client: &mut Client) -> Result<Statements, postgres::Error> {
         Ok(Statements {
             state: client.prepare(STATE)?,
-            letters: client.prepare(&format!(
-                "{LETTERS} WHERE c.owner = $1 OR (c.id IS NULL AND m.origin = $1) ORDER BY m.seq"
-            ))?,
+            letters: client.prepare(&format!("{LETTERS} {THIS_SERVERS_LETTERS}"))?,
         })
     }
 }
@@ -305,7 +303,9 @@ fn state(
     let frame: Option<i64> = row.try_get(0)?;
     let generation: Option<i64> = row.try_get(1)?;
     Ok(State {
-        standing: frame.zip(generation).map(|(f, g)| (f.max(0) as u64, g)),
+        standing: frame
+            .zip(generation)
+            .map(|(f, g)| schema::standing_of(f, g)),
         known: row.try_get(2)?,
         waiting: row.try_get(3)?,
     })
@@ -427,8 +427,13 @@ fn take(client: &mut Client, start: &Start) -> Result<Vec<ContainerRow>, postgre
     ))
 }
 
-/// The mail this server handles now, in the order sent: rows whose target
-/// it owns, and rows it sent whose target has no container row.
+/// The mail this server (`$1`) handles now, in the order sent: rows whose
+/// target it owns, and rows it sent whose target has no container row.
+const THIS_SERVERS_LETTERS: &str =
+    "WHERE c.owner = $1 OR (c.id IS NULL AND m.origin = $1) ORDER BY m.seq";
+
+/// The mail this server handles now ([`THIS_SERVERS_LETTERS`]), each row
+/// checked.
 fn letters(
     client: &mut Client,
     statements: &Statements,

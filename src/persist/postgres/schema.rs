@@ -301,9 +301,13 @@ pub(super) fn standing(
     let Some(row) = client.query_opt(sql, &[&server.as_str()])? else {
         return Ok(None);
     };
-    let frame: i64 = row.try_get(0)?;
-    let generation: i64 = row.try_get(1)?;
-    Ok(Some((frame.max(0) as u64, generation)))
+    Ok(Some(standing_of(row.try_get(0)?, row.try_get(1)?)))
+}
+
+/// A server's row as [`standing`] answers it: its frame (never below 0)
+/// and its generation.
+pub(super) fn standing_of(frame: i64, generation: i64) -> (u64, i64) {
+    (frame.max(0) as u64, generation)
 }
 
 /// Brings the schema to [`SCHEMA_VERSION`]; a newer schema, or tables of
