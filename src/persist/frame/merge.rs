@@ -26,8 +26,13 @@ impl Batch {
     /// its lists' room kept.
     pub(crate) fn absorb(&mut self, mut later: Batch) -> Batch {
         let mut places = self.places.take().unwrap_or_else(|| self.places_now());
-        // each adoption once in the merged list, as in a frame's own
-        let adoptions: Vec<usize> = later.adoptions.iter().map(|a| self.adoption(a)).collect();
+        // each adoption once in the merged list, as in a frame's own; the
+        // list of where they went keeps its room for the next frame taken
+        // in (a game merging frames while its writer waits allocates
+        // nothing a frame for it)
+        let mut adoptions = std::mem::take(&mut places.adoptions);
+        adoptions.clear();
+        adoptions.extend(later.adoptions.iter().map(|a| self.adoption(a)));
         for (key, write) in later.containers.drain(..) {
             // a key new to the batch gets the next place, and no room yet
             let next = self.containers.len();
@@ -60,6 +65,7 @@ impl Batch {
                 }
             }
         }
+        places.adoptions = adoptions;
         self.places = Some(places);
         self.names.append(&mut later.names);
         self.handovers.append(&mut later.handovers);

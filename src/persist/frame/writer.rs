@@ -83,6 +83,9 @@ pub(crate) struct Places {
     pub(crate) containers:
         bevy::platform::collections::HashMap<u64, (usize, Option<(usize, usize)>)>,
     pub(crate) pickups: bevy::platform::collections::HashMap<u64, usize>,
+    /// For the frame being taken in, the place of each of its adoptions
+    /// in the batch's list (kept for its room).
+    pub(crate) adoptions: Vec<usize>,
 }
 
 impl Batch {
@@ -585,8 +588,12 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn run(mut self) {
+        // the list the frames came in goes back to the queue emptied, its
+        // room kept: the game's next frame joins the queue without
+        // allocating (under the queue's lock)
+        let mut emptied = Vec::new();
         // frames that waited are written as one: still a frame boundary
-        while let Some(mut batches) = self.take() {
+        while let Some(mut batches) = self.take(std::mem::take(&mut emptied)) {
             for b in &mut batches {
                 self.names.extend(std::mem::take(&mut b.names));
             }
@@ -599,13 +606,17 @@ impl Writer<'_> {
                 stop(self.shared, Some(e));
                 return;
             }
+            // written or discarded, every batch went back as a spare
+            batches.clear();
+            emptied = batches;
         }
         stop(self.shared, None);
     }
 
-    /// The frames waiting, once there are some; `None` once the game is
-    /// gone and everything queued was taken.
-    fn take(&self) -> Option<Vec<Batch>> {
+    /// The frames waiting, once there are some, leaving `room` (an empty
+    /// list) in their place; `None` once the game is gone and everything
+    /// queued was taken.
+    fn take(&self, room: Vec<Batch>) -> Option<Vec<Batch>> {
         let mut queue = self.shared.queue();
         let mut naps = 0;
         while queue.batches.is_empty() && !queue.closed {
@@ -627,7 +638,7 @@ impl Writer<'_> {
                 .unwrap_or_else(PoisonError::into_inner);
         }
         queue.idle = false;
-        let batches = std::mem::take(&mut queue.batches);
+        let batches = std::mem::replace(&mut queue.batches, room);
         drop(queue);
         (!batches.is_empty()).then_some(batches)
     }
