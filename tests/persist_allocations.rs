@@ -8,6 +8,8 @@
 //! frame allocates on the game thread is counted, and the writer's thread
 //! is not.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::PathBuf;
@@ -16,7 +18,6 @@ use std::time::Duration;
 use bevy::ecs::schedule::{Schedules, SingleThreadedExecutor};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
-use bevy_container::adoption::Adoption;
 use bevy_container::persist::{ContainerDatabase, ContainerDatabasePlugin, DatabaseWriter};
 use bevy_container::persist::{PersistentId, Synchronous};
 use bevy_container::plugin::*;
@@ -70,16 +71,6 @@ fn allocations(f: impl FnOnce()) -> u64 {
     COUNTED.with(Cell::get) - before
 }
 
-/// The seed's backpack.
-fn backpack() -> Adoption {
-    let bytes = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/assets/backpack.adoption.json"
-    ))
-    .expect("the crate's backpack");
-    Adoption::read_json(&bytes).expect("the seed's backpack reads")
-}
-
 /// A folder of its own for a test's file.
 fn folder(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
@@ -110,7 +101,7 @@ fn bags(n: usize, db: Option<ContainerDatabase>) -> (App, Vec<Entity>) {
     let handle = app
         .world_mut()
         .resource_mut::<Assets<AdoptionAsset>>()
-        .add(AdoptionAsset::new(backpack()));
+        .add(AdoptionAsset::new(common::seed()));
     let bags: Vec<Entity> = (0..n)
         .map(|i| {
             let mut bag = app.world_mut().spawn(Container::new(handle.clone()));

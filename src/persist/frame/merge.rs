@@ -26,13 +26,6 @@ impl Batch {
     /// its lists' room kept.
     pub(crate) fn absorb(&mut self, mut later: Batch) -> Batch {
         let mut places = self.places.take().unwrap_or_else(|| self.places_now());
-        // each adoption once in the merged list, as in a frame's own; the
-        // list of where they went keeps its room for the next frame taken
-        // in (a game merging frames while its writer waits allocates
-        // nothing a frame for it)
-        let mut adoptions = std::mem::take(&mut places.adoptions);
-        adoptions.clear();
-        adoptions.extend(later.adoptions.iter().map(|a| self.adoption(a)));
         for (key, write) in later.containers.drain(..) {
             // a key new to the batch gets the next place, and no room yet
             let next = self.containers.len();
@@ -40,8 +33,11 @@ impl Batch {
             let write = write.map(|w| {
                 let (head, taken) = w.head.copied(&later.stacks, &mut self.stacks, *room);
                 *room = Some(taken);
+                // each adoption once in the merged list, as in a frame's
+                // own (`Batch::adoption`: the last named is found at once)
+                let adoption = later.adoptions.get(w.adoption);
                 ContainerWrite {
-                    adoption: adoptions.get(w.adoption).copied().unwrap_or(w.adoption),
+                    adoption: adoption.map_or(w.adoption, |a| self.adoption(a)),
                     head,
                     store: w.store,
                 }
@@ -65,7 +61,6 @@ impl Batch {
                 }
             }
         }
-        places.adoptions = adoptions;
         self.places = Some(places);
         self.names.append(&mut later.names);
         self.handovers.append(&mut later.handovers);

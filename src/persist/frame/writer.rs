@@ -83,9 +83,6 @@ pub(crate) struct Places {
     pub(crate) containers:
         bevy::platform::collections::HashMap<u64, (usize, Option<(usize, usize)>)>,
     pub(crate) pickups: bevy::platform::collections::HashMap<u64, usize>,
-    /// For the frame being taken in, the place of each of its adoptions
-    /// in the batch's list (kept for its room).
-    pub(crate) adoptions: Vec<usize>,
 }
 
 impl Batch {
